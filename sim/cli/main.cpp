@@ -1,0 +1,6 @@
+#include <iostream>
+
+int main() {
+  std::cout << "mgsim\n";
+  return 0;
+}
