@@ -1,0 +1,89 @@
+// Fluid max-min-fair bandwidth sharing (the design of SimGrid's LMM, restricted to the case
+// every flow uses each of its resources with weight 1).
+//
+// Model: resources r have capacities C_r (bytes/s). A flow f crosses a set of resources and may
+// have its own rate cap c_f. Rates x_f are the max-min fair allocation:
+//     sum_{f uses r} x_f <= C_r  for every r,     x_f <= c_f,
+// and no x_f can grow without shrinking some x_g <= x_f. It is computed by progressive
+// filling (water-filling): repeatedly find the most constrained resource (smallest fair share
+// C_r' / n_r' over its unfixed flows, or a flow's own cap if smaller), fix those flows at that
+// share, subtract them, and continue.
+//
+// Incremental: when a flow starts or ends, only the connected component of flows that share a
+// resource (transitively) with it is re-solved; other flows keep their rates and their
+// scheduled completion events.
+//
+// Completion: each flow tracks the bytes still to move as of the time its rate last changed.
+// Its completion event is scheduled at ceil(remaining / rate) picoseconds after that. When
+// every rate in a case is a whole number of bytes per second and the bytes divide exactly the
+// completion times are exact to the picosecond.
+//
+// Statistics: per resource, the bytes carried and the time-integral of utilisation; with a trace
+// sink attached, a bandwidth counter per resource track at every rate change.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "sim/units.hpp"
+
+namespace mgsim::sim {
+
+class Engine;
+
+struct ResourceId {
+  std::uint32_t value = 0;
+  auto operator<=>(const ResourceId&) const = default;
+};
+
+struct FlowId {
+  std::uint64_t value = 0;  // 0 is never a valid flow
+  auto operator<=>(const FlowId&) const = default;
+};
+
+struct ResourceStats {
+  Bytes bytes_carried;
+  // Integral of (allocated rate / capacity) over time, in picoseconds: divide by the elapsed
+  // time for the mean utilisation.
+  double busy_ps = 0.0;
+};
+
+class FluidNetwork {
+ public:
+  explicit FluidNetwork(Engine& engine);
+  ~FluidNetwork();
+  FluidNetwork(const FluidNetwork&) = delete;
+  FluidNetwork& operator=(const FluidNetwork&) = delete;
+
+  // `name` labels the resource in stats and traces ("gpu0.nvlink.out"). REQUIRES: capacity > 0.
+  ResourceId add_resource(std::string name, Bandwidth capacity);
+
+  // Starts moving `bytes` over `path` now. `on_done` runs (as an engine event) when the last
+  // byte has moved. `cap`, if set, bounds this flow's own rate (e.g. bytes in flight / latency).
+  // A flow of zero bytes completes at now() (still through an event). An empty path needs a cap.
+  // REQUIRES: bytes >= 0; every id in path valid; path non-empty or cap set.
+  FlowId start_flow(std::span<const ResourceId> path, Bytes bytes,
+                    std::optional<Bandwidth> cap, std::function<void()> on_done);
+  // Removes an unfinished flow without running its callback. Returns false if it was not active.
+  bool cancel_flow(FlowId id);
+
+  // The current rate of an active flow, in bytes per second (0 if not active).
+  double rate(FlowId id) const;
+  std::size_t active_flows() const;
+  std::size_t resource_count() const;
+  const std::string& name(ResourceId r) const;
+  Bandwidth capacity(ResourceId r) const;
+  // Stats up to now(); folds the running flows' progress in first.
+  ResourceStats stats(ResourceId r);
+  // Flows started and finished so far (for benchmarks).
+  std::uint64_t flows_started() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace mgsim::sim

@@ -1,0 +1,49 @@
+// Where timelines go. The engine and the models call a TraceSink only when one is attached
+// (Engine::trace() != nullptr), so tracing off costs a pointer test.
+//
+// Tracks are named by a process (a GPU, a switch, a host rank) and a thread (a stream, an SM
+// role, a link direction). Slices are complete [begin, end) intervals; counters are step values.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sim/units.hpp"
+
+namespace mgsim::sim {
+
+struct TrackId {
+  std::uint32_t value = 0;
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  // Returns the same id for the same (process, thread) pair.
+  virtual TrackId track(std::string_view process, std::string_view thread) = 0;
+  virtual void slice(TrackId track, std::string_view name, Time begin, Time end) = 0;
+  virtual void counter(TrackId track, std::string_view name, Time at, double value) = 0;
+};
+
+// Writes the Chrome trace event format (JSON), which Perfetto and chrome://tracing open.
+// Timestamps are microseconds with picosecond digits kept (ts is a decimal, not a rounded
+// integer). Output is deterministic: same calls, same bytes.
+class ChromeTraceWriter final : public TraceSink {
+ public:
+  ChromeTraceWriter();
+  ~ChromeTraceWriter() override;
+  TrackId track(std::string_view process, std::string_view thread) override;
+  void slice(TrackId track, std::string_view name, Time begin, Time end) override;
+  void counter(TrackId track, std::string_view name, Time at, double value) override;
+  // Writes the whole trace as one JSON document.
+  void write(std::ostream& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mgsim::sim
