@@ -1,6 +1,39 @@
+// mgsim: the command line. The only code that reads argv.
+//
+// Exit codes: 0 success; 1 the simulation ran but a check failed (e.g. deadlock);
+// 2 bad input or usage (file:line:column: error: ...); 3 an internal error (a bug in mgsim).
+#include <exception>
 #include <iostream>
 
-int main() {
-  std::cout << "mgsim\n";
+#include <CLI/CLI.hpp>
+
+#include "sim/check.hpp"
+#include "sim/config.hpp"
+#include "sim/cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mgsim: a cycle-approximate simulator of multi-GPU nodes and fabrics"};
+  app.require_subcommand(1);
+  mgsim::cli::add_topo_command(app);
+  mgsim::cli::add_run_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const mgsim::sim::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const mgsim::sim::InternalError& e) {
+    std::cerr << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 3;
+  }
   return 0;
 }
