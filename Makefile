@@ -1,0 +1,43 @@
+# The two set-up commands of the README:
+#   make demo   builds mgsim and runs it on a built-in example
+#   make test   builds and runs every test (release build, then address+undefined sanitizers),
+#               and checks formatting; .ci/run calls this.
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+
+.PHONY: demo test setup build build-asan format format-check bench
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/build.ninja: | setup
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/sim/cli/mgsim run examples/all_reduce_ring.yaml --topology hgx-h200-8
+
+$(ASAN_BUILD)/build.ninja: | setup
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMGSIM_SANITIZE=ON \
+	  -DMGSIM_BENCHMARKS=OFF
+
+build-asan: setup $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test: build build-asan format-check
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+FORMAT_FILES = $(shell git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')
+
+format-check: setup
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+bench: build
+	scripts/bench.sh $(BUILD)
