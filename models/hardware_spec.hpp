@@ -1,0 +1,56 @@
+// One GPU type's hardware parameters: every unit's spec together, and where each number came from.
+//
+// Contract: a HardwareSpec is plain data, loaded once at the edge (models/hardware_loader.hpp)
+// and read by the executor; nothing here changes during a simulation. `sources` maps a dotted
+// parameter name ("hbm.bandwidth") to the provenance its file recorded ("datasheet: ...",
+// "measured: ...", "fit: ...", "assumed: ..."); a parameter with no recorded source is absent.
+// Calibration factors (the *_efficiency fields) live next to, not inside, the datasheet rates:
+// effective = datasheet rate x efficiency, computed once here.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "models/copy_engine.hpp"
+#include "models/hbm.hpp"
+#include "models/l2.hpp"
+#include "models/launch.hpp"
+#include "models/ldst.hpp"
+#include "models/nic.hpp"
+#include "models/nvlink.hpp"
+#include "models/nvswitch.hpp"
+#include "models/pcie.hpp"
+#include "models/sm.hpp"
+#include "models/tma.hpp"
+
+namespace mgsim::models {
+
+struct HardwareSpec {
+  std::string name;
+  SmSpec sm;
+  TmaSpec tma;
+  LdStSpec ldst;
+  L2Spec l2;
+  HbmSpec hbm;
+  CopyEngineSpec copy_engine;
+  NvlinkSpec nvlink;
+  NvSwitchSpec nvswitch;
+  PcieSpec pcie;
+  NicSpec nic;
+  LaunchSpec launch;
+  std::map<std::string, std::string> sources;  // "hbm.bandwidth" -> "datasheet: ..."
+};
+
+// The three ways a GPU moves bytes to a peer over NVLink.
+enum class PeerPath { copy_engine, tma, ldst };
+
+// The most one GPU can push to peers over NVLink in one direction through `path` with enough
+// engines or SMs to saturate it: port bandwidth x protocol efficiency x the path's efficiency,
+// rounded down once to whole bytes per second. (Reproduces the ParallelKittens Table 1 figures
+// the efficiencies were fitted to; see docs/MODELS.md.)
+sim::Bandwidth peer_bandwidth(const HardwareSpec& spec, PeerPath path);
+
+// `bw` x `factor`, rounded down to whole bytes per second. REQUIRES: 0 <= factor.
+sim::Bandwidth scale_bandwidth(sim::Bandwidth bw, double factor);
+
+}  // namespace mgsim::models

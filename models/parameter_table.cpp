@@ -1,0 +1,193 @@
+#include "models/parameter_table.hpp"
+
+#include <array>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace mgsim::models {
+namespace {
+
+using sim::Node;
+
+// Range rules: counts, sizes, rates and clocks are positive; durations are not negative;
+// efficiencies lie in (0, 1].
+void parse_into(const Node& n, const std::string& name, int& out) {
+  const std::int64_t v = n.as_positive_int(name);
+  if (v > std::numeric_limits<int>::max()) n.fail(fmt::format("{} is too large: {}", name, v));
+  out = static_cast<int>(v);
+}
+void parse_into(const Node& n, const std::string& name, std::int64_t& out) {
+  out = n.as_positive_int(name);
+}
+void parse_into(const Node& n, const std::string& name, sim::Bytes& out) {
+  out = n.as_positive_bytes(name);
+}
+void parse_into(const Node& n, const std::string& name, sim::Bandwidth& out) {
+  out = n.as_positive_bandwidth(name);
+}
+void parse_into(const Node& n, const std::string& name, sim::Frequency& out) {
+  out = n.as_frequency();
+  if (out.hertz() <= 0) n.fail(fmt::format("{} must be positive, got {}", name, n.as_string()));
+}
+void parse_into(const Node& n, const std::string& name, sim::Duration& out) {
+  out = n.as_duration();
+  if (out < sim::Duration::zero())
+    n.fail(fmt::format("{} must not be negative, got {}", name, n.as_string()));
+}
+void parse_into(const Node& n, const std::string& name, double& out) {
+  out = n.as_double();
+  if (!(out > 0.0 && out <= 1.0))
+    n.fail(fmt::format("{} is an efficiency and must lie in (0, 1], got {}", name, n.as_string()));
+}
+void parse_into(const Node& n, const std::string&, bool& out) { out = n.as_bool(); }
+
+std::string show_value(int v) { return std::to_string(v); }
+std::string show_value(std::int64_t v) { return std::to_string(v); }
+std::string show_value(double v) { return fmt::format("{}", v); }
+std::string show_value(bool v) { return v ? "true" : "false"; }
+template <typename T>
+std::string show_value(const T& v) {
+  return sim::to_string(v);
+}
+
+template <auto Unit, auto Field>
+void read_field(HardwareSpec& spec, const Node& value, const std::string& name) {
+  parse_into(value, name, (spec.*Unit).*Field);
+}
+template <auto Unit, auto Field>
+std::string show_field(const HardwareSpec& spec) {
+  return show_value((spec.*Unit).*Field);
+}
+
+constexpr bool kRequired = true;
+constexpr bool kDefaulted = false;
+
+template <auto Unit, auto Field>
+constexpr Parameter param(std::string_view section, std::string_view key, std::string_view unit,
+                          bool required, std::string_view meaning) {
+  return {section, key, unit, required, meaning, &read_field<Unit, Field>, &show_field<Unit, Field>};
+}
+
+using H = HardwareSpec;
+
+const std::array kParameters = {
+    // sm
+    param<&H::sm, &SmSpec::count>("sm", "count", "count", kRequired, "SMs per GPU"),
+    param<&H::sm, &SmSpec::clock>("sm", "clock", "Hz", kRequired,
+                                  "max boost clock; times cycle-counted costs and FP32"),
+    param<&H::sm, &SmSpec::tensor_clock>("sm", "tensor_clock", "Hz", kRequired,
+                                         "clock the datasheet dense tensor peak assumes"),
+    param<&H::sm, &SmSpec::flops_per_cycle_bf16>("sm", "flops_per_cycle_bf16", "flops/cycle/SM",
+                                                 kRequired, "dense BF16 tensor-core rate"),
+    param<&H::sm, &SmSpec::flops_per_cycle_fp16>("sm", "flops_per_cycle_fp16", "flops/cycle/SM",
+                                                 kRequired, "dense FP16 tensor-core rate"),
+    param<&H::sm, &SmSpec::flops_per_cycle_fp8>("sm", "flops_per_cycle_fp8", "flops/cycle/SM",
+                                                kRequired, "dense FP8 tensor-core rate"),
+    param<&H::sm, &SmSpec::flops_per_cycle_tf32>("sm", "flops_per_cycle_tf32", "flops/cycle/SM",
+                                                 kRequired, "dense TF32 tensor-core rate"),
+    param<&H::sm, &SmSpec::flops_per_cycle_fp32>("sm", "flops_per_cycle_fp32", "flops/cycle/SM",
+                                                 kRequired, "FP32 non-tensor rate (FMA = 2)"),
+    param<&H::sm, &SmSpec::max_ctas>("sm", "max_ctas", "count", kRequired, "resident CTA slots"),
+    param<&H::sm, &SmSpec::max_threads>("sm", "max_threads", "count", kRequired,
+                                        "resident threads"),
+    param<&H::sm, &SmSpec::registers>("sm", "registers", "count", kRequired,
+                                      "32-bit registers per SM"),
+    param<&H::sm, &SmSpec::register_alloc_unit>("sm", "register_alloc_unit", "registers",
+                                                kDefaulted, "per-warp register allocation unit"),
+    param<&H::sm, &SmSpec::shared_memory>("sm", "shared_memory", "B", kRequired,
+                                          "shared memory per SM"),
+    param<&H::sm, &SmSpec::shared_memory_per_cta>("sm", "shared_memory_per_cta", "B", kRequired,
+                                                  "largest shared memory one CTA may opt in to"),
+    param<&H::sm, &SmSpec::shared_memory_reserved>("sm", "shared_memory_reserved", "B",
+                                                   kDefaulted, "shared memory reserved per CTA"),
+    param<&H::sm, &SmSpec::barrier_cycles>("sm", "barrier_cycles", "cycles", kRequired,
+                                           "CTA barrier once all warps arrived"),
+    param<&H::sm, &SmSpec::mbarrier_cycles>("sm", "mbarrier_cycles", "cycles", kRequired,
+                                            "mbarrier arrive to waiter released"),
+    // tma
+    param<&H::tma, &TmaSpec::issue_cycles>("tma", "issue_cycles", "cycles", kRequired,
+                                           "SM cycles to issue one message"),
+    param<&H::tma, &TmaSpec::max_message>("tma", "max_message", "B", kRequired,
+                                          "largest single message"),
+    param<&H::tma, &TmaSpec::messages_in_flight>("tma", "messages_in_flight", "count", kRequired,
+                                                 "outstanding messages per SM"),
+    param<&H::tma, &TmaSpec::nvlink_efficiency>("tma", "nvlink_efficiency", "ratio", kRequired,
+                                                "peer bandwidth relative to a copy engine's"),
+    // ldst
+    param<&H::ldst, &LdStSpec::coalescing_granularity>("ldst", "coalescing_granularity", "B",
+                                                       kRequired, "sector an access splits into"),
+    param<&H::ldst, &LdStSpec::bytes_in_flight_per_warp>("ldst", "bytes_in_flight_per_warp", "B",
+                                                         kRequired, "outstanding bytes per warp"),
+    param<&H::ldst, &LdStSpec::bytes_in_flight_per_sm>("ldst", "bytes_in_flight_per_sm", "B",
+                                                       kRequired, "outstanding bytes per SM"),
+    param<&H::ldst, &LdStSpec::multimem>("ldst", "multimem", "bool", kRequired,
+                                         "multimem instructions available"),
+    param<&H::ldst, &LdStSpec::nvlink_efficiency>("ldst", "nvlink_efficiency", "ratio", kRequired,
+                                                  "peer bandwidth relative to a copy engine's"),
+    // l2
+    param<&H::l2, &L2Spec::capacity>("l2", "capacity", "B", kRequired, "total L2"),
+    param<&H::l2, &L2Spec::bandwidth>("l2", "bandwidth", "B/s", kRequired,
+                                      "aggregate hit bandwidth"),
+    param<&H::l2, &L2Spec::hit_latency>("l2", "hit_latency", "s", kRequired,
+                                        "load-to-use latency of a hit"),
+    // hbm
+    param<&H::hbm, &HbmSpec::capacity>("hbm", "capacity", "B", kRequired, "device memory"),
+    param<&H::hbm, &HbmSpec::bandwidth>("hbm", "bandwidth", "B/s", kRequired,
+                                        "peak (read) bandwidth"),
+    param<&H::hbm, &HbmSpec::write_bandwidth>("hbm", "write_bandwidth", "B/s", kRequired,
+                                              "peak write-only bandwidth"),
+    param<&H::hbm, &HbmSpec::latency>("hbm", "latency", "s", kRequired,
+                                      "idle load-to-use latency"),
+    // copy_engine
+    param<&H::copy_engine, &CopyEngineSpec::count>("copy_engine", "count", "count", kRequired,
+                                                   "engines usable by one GPU"),
+    param<&H::copy_engine, &CopyEngineSpec::setup>("copy_engine", "setup", "s", kRequired,
+                                                   "fixed cost per transfer"),
+    param<&H::copy_engine, &CopyEngineSpec::bandwidth>("copy_engine", "bandwidth", "B/s",
+                                                       kRequired, "one engine's peak rate"),
+    // nvlink
+    param<&H::nvlink, &NvlinkSpec::links>("nvlink", "links", "count", kRequired,
+                                          "NVLink links per GPU"),
+    param<&H::nvlink, &NvlinkSpec::link_bandwidth>("nvlink", "link_bandwidth", "B/s", kRequired,
+                                                   "per link, per direction"),
+    param<&H::nvlink, &NvlinkSpec::protocol_efficiency>("nvlink", "protocol_efficiency", "ratio",
+                                                        kRequired, "data bytes / signalled bytes"),
+    param<&H::nvlink, &NvlinkSpec::latency>("nvlink", "latency", "s", kRequired,
+                                            "one-way GPU-to-GPU latency"),
+    // nvswitch
+    param<&H::nvswitch, &NvSwitchSpec::multicast>("nvswitch", "multicast", "bool", kRequired,
+                                                  "multimem.st / ld_reduce replication"),
+    param<&H::nvswitch, &NvSwitchSpec::reduction>("nvswitch", "reduction", "bool", kRequired,
+                                                  "in-network reduction (NVLink SHARP)"),
+    param<&H::nvswitch, &NvSwitchSpec::reduction_bandwidth>(
+        "nvswitch", "reduction_bandwidth", "B/s", kRequired, "reduction result rate per port"),
+    param<&H::nvswitch, &NvSwitchSpec::latency>("nvswitch", "latency", "s", kRequired,
+                                                "added by one switch traversal"),
+    // pcie
+    param<&H::pcie, &PcieSpec::generation>("pcie", "generation", "count", kRequired,
+                                           "PCIe generation"),
+    param<&H::pcie, &PcieSpec::lanes>("pcie", "lanes", "count", kRequired, "link width"),
+    param<&H::pcie, &PcieSpec::bandwidth>("pcie", "bandwidth", "B/s", kRequired,
+                                          "per direction"),
+    param<&H::pcie, &PcieSpec::latency>("pcie", "latency", "s", kRequired, "one way"),
+    // nic
+    param<&H::nic, &NicSpec::bandwidth>("nic", "bandwidth", "B/s", kRequired, "per direction"),
+    param<&H::nic, &NicSpec::latency>("nic", "latency", "s", kRequired,
+                                      "one way, NIC to NIC without switches"),
+    // launch
+    param<&H::launch, &LaunchSpec::kernel>("launch", "kernel", "s", kRequired,
+                                           "latency of one kernel launch"),
+};
+
+constexpr std::array<std::string_view, 11> kSections = {
+    "sm", "tma", "ldst", "l2", "hbm", "copy_engine", "nvlink", "nvswitch", "pcie", "nic", "launch"};
+
+}  // namespace
+
+std::string Parameter::name() const { return fmt::format("{}.{}", section, key); }
+
+std::span<const Parameter> hardware_parameters() { return kParameters; }
+std::span<const std::string_view> hardware_sections() { return kSections; }
+
+}  // namespace mgsim::models

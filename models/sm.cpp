@@ -1,0 +1,79 @@
+#include "models/sm.hpp"
+
+#include <algorithm>
+
+#include "sim/check.hpp"
+
+namespace mgsim::models {
+namespace {
+constexpr int kWarpSize = 32;
+}
+
+bool parse_dtype(std::string_view text, Dtype& out) {
+  for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::fp8, Dtype::tf32, Dtype::fp32}) {
+    if (text == to_string(d)) {
+      out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view to_string(Dtype d) {
+  switch (d) {
+    case Dtype::bf16: return "bf16";
+    case Dtype::fp16: return "fp16";
+    case Dtype::fp8: return "fp8";
+    case Dtype::tf32: return "tf32";
+    case Dtype::fp32: return "fp32";
+  }
+  return "?";
+}
+
+std::int64_t SmSpec::flops_per_cycle(Dtype d) const {
+  switch (d) {
+    case Dtype::bf16: return flops_per_cycle_bf16;
+    case Dtype::fp16: return flops_per_cycle_fp16;
+    case Dtype::fp8: return flops_per_cycle_fp8;
+    case Dtype::tf32: return flops_per_cycle_tf32;
+    case Dtype::fp32: return flops_per_cycle_fp32;
+  }
+  MGSIM_CHECK(false, "unknown dtype {}", static_cast<int>(d));
+}
+
+sim::Frequency SmSpec::clock_for(Dtype d) const {
+  return d == Dtype::fp32 ? clock : tensor_clock;
+}
+
+std::int64_t SmSpec::peak_flops_per_second(Dtype d) const {
+  return flops_per_cycle(d) * count * clock_for(d).hertz();
+}
+
+sim::Duration SmSpec::compute_time(std::int64_t flops, Dtype d) const {
+  MGSIM_CHECK(flops >= 0, "negative flops {}", flops);
+  const std::int64_t rate = flops_per_cycle(d);
+  const std::int64_t cycles = (flops + rate - 1) / rate;
+  return sim::cycles_to_duration(cycles, clock_for(d));
+}
+
+int SmSpec::ctas_per_sm(const CtaResources& r) const {
+  if (r.threads <= 0 || r.registers_per_thread < 0 || r.shared_memory.count() < 0) return 0;
+  if (r.threads > max_threads || r.shared_memory > shared_memory_per_cta) return 0;
+  const int warps = (r.threads + kWarpSize - 1) / kWarpSize;
+  const int by_threads = max_threads / (warps * kWarpSize);
+
+  // Registers are granted per warp, rounded up to whole allocation units.
+  const int regs_per_warp =
+      (r.registers_per_thread * kWarpSize + register_alloc_unit - 1) / register_alloc_unit *
+      register_alloc_unit;
+  const int by_registers = regs_per_warp == 0 ? max_ctas : (registers / regs_per_warp) / warps;
+
+  const std::int64_t smem_per_cta = (r.shared_memory + shared_memory_reserved).count();
+  const std::int64_t by_smem =
+      smem_per_cta == 0 ? max_ctas : shared_memory.count() / smem_per_cta;
+
+  return static_cast<int>(std::min<std::int64_t>(
+      {static_cast<std::int64_t>(max_ctas), by_threads, by_registers, by_smem}));
+}
+
+}  // namespace mgsim::models

@@ -1,0 +1,68 @@
+// The streaming multiprocessor (SM): how fast it computes and how many CTAs it holds at once.
+//
+// Models: dense tensor-core throughput per data type in flops per cycle per SM, the FP32
+// (non-tensor) rate, the clocks those rates run at, the per-SM budgets that decide occupancy
+// (CTA slots, threads, registers, shared memory) and the cycle cost of CTA barriers and
+// mbarrier round trips.
+// Ignores: structured sparsity (rates are dense), warp scheduling and instruction mix inside a
+// role, clock changes under power limits (the tensor clock below is the one NVIDIA's datasheet
+// peak assumes), L1 cache behaviour, and register-file bank conflicts.
+// The ld/st bytes in flight of an SM live in LdStSpec (models/ldst.hpp), with the rest of that path.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "sim/units.hpp"
+
+namespace mgsim::models {
+
+enum class Dtype { bf16, fp16, fp8, tf32, fp32 };
+
+// "bf16" -> Dtype::bf16; returns false for an unknown name.
+bool parse_dtype(std::string_view text, Dtype& out);
+std::string_view to_string(Dtype d);
+
+// What one CTA asks of an SM, for occupancy.
+struct CtaResources {
+  int threads = 128;                       // threads per CTA
+  int registers_per_thread = 32;           // as compiled (ptxas -v)
+  sim::Bytes shared_memory = sim::Bytes(0);  // dynamic + static shared memory per CTA
+};
+
+struct SmSpec {
+  int count = 132;                               // SMs per GPU
+  sim::Frequency clock = sim::Frequency::mhz(1980);         // max boost; times cycle-counted costs and FP32
+  sim::Frequency tensor_clock = sim::Frequency::mhz(1830);  // clock the datasheet tensor peak assumes
+  std::int64_t flops_per_cycle_bf16 = 4096;  // dense tensor-core flops per cycle per SM
+  std::int64_t flops_per_cycle_fp16 = 4096;  // dense, FP32 accumulate
+  std::int64_t flops_per_cycle_fp8 = 8192;   // dense
+  std::int64_t flops_per_cycle_tf32 = 2048;  // dense
+  std::int64_t flops_per_cycle_fp32 = 256;   // non-tensor: 128 FP32 lanes x 2 flops per FMA
+  int max_ctas = 32;                         // resident CTA slots per SM
+  int max_threads = 2048;                    // resident threads per SM
+  int registers = 65536;                     // 32-bit registers per SM
+  int register_alloc_unit = 256;             // registers are allocated per warp in units of this
+  sim::Bytes shared_memory = sim::Bytes::KiB(228);   // shared memory per SM (carve-out maximum)
+  sim::Bytes shared_memory_per_cta = sim::Bytes::KiB(227);  // largest opt-in allocation per CTA
+  sim::Bytes shared_memory_reserved = sim::Bytes::KiB(1);   // reserved by the system per CTA
+  std::int64_t barrier_cycles = 24;          // __syncthreads / named barrier, all warps arrived
+  std::int64_t mbarrier_cycles = 50;         // mbarrier arrive -> waiting warp released
+
+  // Dense flops per cycle per SM for `d`.
+  std::int64_t flops_per_cycle(Dtype d) const;
+  // The clock `d` runs at: tensor_clock for tensor-core types, clock for fp32.
+  sim::Frequency clock_for(Dtype d) const;
+  // Whole-GPU dense peak in flops per second: flops_per_cycle x count x clock (exact integer).
+  std::int64_t peak_flops_per_second(Dtype d) const;
+  // Time for one SM to execute `flops` of `d` at its peak, rounded up to whole cycles.
+  // REQUIRES: flops >= 0.
+  sim::Duration compute_time(std::int64_t flops, Dtype d) const;
+  // Resident CTAs per SM for a CTA asking `r`: the smallest of the CTA-slot, thread, register
+  // and shared-memory limits, as the CUDA occupancy calculator computes them (registers per
+  // warp rounded up to register_alloc_unit; shared memory plus the per-CTA reservation).
+  // Returns 0 when one CTA does not fit at all.
+  int ctas_per_sm(const CtaResources& r) const;
+};
+
+}  // namespace mgsim::models
