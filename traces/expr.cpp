@@ -1,0 +1,278 @@
+#include "traces/expr.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "sim/units.hpp"
+
+namespace mgsim::traces {
+
+int Scope::add(std::string name) {
+  names_.push_back(std::move(name));
+  return size() - 1;
+}
+
+int Scope::find(std::string_view name) const {
+  // Innermost (latest) binding first, so a loop variable would win over a param of the same name.
+  for (int i = size() - 1; i >= 0; --i) {
+    if (names_[static_cast<std::size_t>(i)] == name) return i;
+  }
+  return -1;
+}
+
+// Recursive descent straight into postfix code: each rule emits its operands, then its operator.
+class ExprParser {
+ public:
+  ExprParser(std::string_view text, const Scope& scope, Expr& out)
+      : text_(text), scope_(scope), out_(out) {}
+
+  void parse() {
+    skip_space();
+    if (pos_ == text_.size()) fail("empty expression");
+    comparison();
+    skip_space();
+    if (pos_ != text_.size()) fail(fmt::format("unexpected '{}'", text_.substr(pos_, 1)));
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    out_.fail(fmt::format("in expression '{}' at character {}: {}", text_, pos_ + 1, why));
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  bool eat(std::string_view token) {
+    skip_space();
+    if (text_.substr(pos_, token.size()) == token) {
+      pos_ += token.size();
+      return true;
+    }
+    return false;
+  }
+
+  void emit(Expr::Code c, std::int64_t arg = 0) { out_.program_.push_back({c, arg}); }
+
+  void comparison() {
+    sum();
+    struct Op {
+      std::string_view token;
+      Expr::Code code;
+    };
+    // Two-character operators first so "<=" is not read as "<" then "=".
+    static constexpr Op ops[] = {{"<=", Expr::Code::le}, {">=", Expr::Code::ge},
+                                 {"==", Expr::Code::eq}, {"!=", Expr::Code::ne},
+                                 {"<", Expr::Code::lt},  {">", Expr::Code::gt}};
+    for (const auto& op : ops) {
+      if (eat(op.token)) {
+        sum();
+        emit(op.code);
+        return;
+      }
+    }
+  }
+
+  void sum() {
+    product();
+    for (;;) {
+      if (eat("+")) {
+        product();
+        emit(Expr::Code::add);
+      } else if (eat("-")) {
+        product();
+        emit(Expr::Code::sub);
+      } else {
+        return;
+      }
+    }
+  }
+
+  void product() {
+    unary();
+    for (;;) {
+      if (eat("*")) {
+        unary();
+        emit(Expr::Code::mul);
+      } else if (eat("/")) {
+        unary();
+        emit(Expr::Code::div);
+      } else if (eat("%")) {
+        unary();
+        emit(Expr::Code::mod);
+      } else {
+        return;
+      }
+    }
+  }
+
+  void unary() {
+    if (eat("-")) {
+      unary();
+      emit(Expr::Code::neg);
+      return;
+    }
+    primary();
+  }
+
+  void primary() {
+    skip_space();
+    if (pos_ == text_.size()) fail("expected a number, a name or '('");
+    const char c = text_[pos_];
+    if (c == '(') {
+      ++pos_;
+      comparison();
+      if (!eat(")")) fail("expected ')'");
+      return;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) return number();
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return name();
+    fail(fmt::format("unexpected '{}'", c));
+  }
+
+  void number() {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
+      ++pos_;
+    const std::size_t digits_end = pos_;
+    while (pos_ < text_.size() && std::isalpha(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    const std::string_view literal = text_.substr(start, pos_ - start);
+    if (digits_end == pos_) {
+      std::int64_t v = 0;
+      const auto [ptr, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), v);
+      if (ec != std::errc() || ptr != literal.data() + literal.size())
+        fail(fmt::format("'{}' is not an integer (sizes need a unit such as B, KiB, MB)", literal));
+      emit(Expr::Code::push, v);
+      return;
+    }
+    sim::Bytes bytes;
+    std::string error;
+    if (!sim::parse_bytes(literal, bytes, error)) fail(fmt::format("bad size '{}': {}", literal, error));
+    emit(Expr::Code::push, bytes.count());
+  }
+
+  void name() {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    const std::string_view id = text_.substr(start, pos_ - start);
+    if (id == "min" || id == "max") {
+      if (!eat("(")) fail(fmt::format("expected '(' after {}", id));
+      comparison();
+      if (!eat(",")) fail(fmt::format("{} takes two arguments", id));
+      comparison();
+      if (!eat(")")) fail("expected ')'");
+      emit(id == "min" ? Expr::Code::min : Expr::Code::max);
+      return;
+    }
+    const int slot = scope_.find(id);
+    if (slot < 0) {
+      std::vector<std::string> candidates(scope_.names().begin(), scope_.names().end());
+      const std::string near = sim::nearest_name(id, candidates);
+      pos_ = start;
+      fail(fmt::format("undefined name '{}'{}", id,
+                       near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+    }
+    emit(Expr::Code::load, slot);
+  }
+
+  std::string_view text_;
+  const Scope& scope_;
+  Expr& out_;
+  std::size_t pos_ = 0;
+};
+
+Expr Expr::parse(std::string_view text, const Scope& scope, sim::SourceLocation where) {
+  Expr e;
+  e.text_ = std::string(text);
+  e.where_ = std::move(where);
+  ExprParser(e.text_, scope, e).parse();
+  return e;
+}
+
+Expr Expr::parse(const sim::Node& node, const Scope& scope) {
+  if (!node.is_scalar()) node.fail("expected a number, a size or an expression");
+  return parse(node.yaml().Scalar(), scope, node.location());
+}
+
+Expr Expr::constant(std::int64_t value, sim::SourceLocation where) {
+  Expr e;
+  e.text_ = std::to_string(value);
+  e.where_ = std::move(where);
+  e.program_.push_back({Code::push, value});
+  return e;
+}
+
+void Expr::fail(const std::string& message) const { throw sim::ConfigError(where_, message); }
+
+bool Expr::is_constant() const {
+  return std::none_of(program_.begin(), program_.end(),
+                      [](const Instr& i) { return i.code == Code::load; });
+}
+
+std::int64_t Expr::eval(const Env& env) const {
+  // Postfix programs of schedule values are short; a fixed stack avoids allocation per evaluation.
+  constexpr std::size_t kMaxDepth = 64;
+  std::int64_t stack[kMaxDepth];
+  std::size_t sp = 0;
+  for (const Instr& in : program_) {
+    if (in.code == Code::push || in.code == Code::load) {
+      if (sp == kMaxDepth) fail(fmt::format("expression '{}' is nested too deeply", text_));
+      stack[sp++] = in.code == Code::push ? in.arg : env[static_cast<std::size_t>(in.arg)];
+      continue;
+    }
+    if (in.code == Code::neg) {
+      if (stack[sp - 1] == std::numeric_limits<std::int64_t>::min()) fail("integer overflow");
+      stack[sp - 1] = -stack[sp - 1];
+      continue;
+    }
+    const std::int64_t b = stack[--sp];
+    const std::int64_t a = stack[sp - 1];
+    std::int64_t r = 0;
+    switch (in.code) {
+      case Code::add:
+        if (__builtin_add_overflow(a, b, &r)) fail(fmt::format("integer overflow in '{}'", text_));
+        break;
+      case Code::sub:
+        if (__builtin_sub_overflow(a, b, &r)) fail(fmt::format("integer overflow in '{}'", text_));
+        break;
+      case Code::mul:
+        if (__builtin_mul_overflow(a, b, &r)) fail(fmt::format("integer overflow in '{}'", text_));
+        break;
+      case Code::div:
+      case Code::mod:
+        if (b == 0) fail(fmt::format("division by zero in '{}'", text_));
+        if (a == std::numeric_limits<std::int64_t>::min() && b == -1)
+          fail(fmt::format("integer overflow in '{}'", text_));
+        r = in.code == Code::div ? a / b : a % b;
+        break;
+      case Code::min: r = std::min(a, b); break;
+      case Code::max: r = std::max(a, b); break;
+      case Code::lt: r = a < b; break;
+      case Code::le: r = a <= b; break;
+      case Code::gt: r = a > b; break;
+      case Code::ge: r = a >= b; break;
+      case Code::eq: r = a == b; break;
+      case Code::ne: r = a != b; break;
+      case Code::push:
+      case Code::load:
+      case Code::neg: break;  // handled above
+    }
+    stack[sp - 1] = r;
+  }
+  return stack[0];
+}
+
+std::int64_t Expr::eval_positive(const Env& env, std::string_view what) const {
+  const std::int64_t v = eval(env);
+  if (v <= 0) fail(fmt::format("{} must be positive, got {} (from '{}')", what, v, text_));
+  return v;
+}
+
+}  // namespace mgsim::traces

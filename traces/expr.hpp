@@ -1,0 +1,83 @@
+// A small, safe integer expression language for schedule values ("SIZE / world", "(rank + 1) % world",
+// "min(CHUNK, 4MiB)").
+//
+// Grammar (usual precedence, left-associative):
+//   expr    := sum [("<" | "<=" | ">" | ">=" | "==" | "!=") sum]     comparisons give 0 or 1
+//   sum     := product (("+" | "-") product)*
+//   product := unary (("*" | "/" | "%") unary)*                        "/" and "%" truncate toward 0
+//   unary   := "-" unary | primary
+//   primary := INTEGER [SIZE_UNIT] | NAME | ("min" | "max") "(" expr "," expr ")" | "(" expr ")"
+// A size literal ("4MiB", "64KB", "1.5GiB") is its exact byte count (sim::parse_bytes), so every value
+// is a plain int64; there are no other functions, no strings, no floating point.
+//
+// Names resolve at parse time against a Scope (params, the bound names `rank` and `world`, loop
+// variables) to slots of an Env; an unknown name is an error then, not when the schedule runs.
+// Evaluation errors (division by zero, int64 overflow) name the YAML value's file:line:column.
+//
+// Contract: parse() and eval() throw sim::ConfigError on bad input and never crash; an Expr is
+// immutable once built and cheap to evaluate (a flat postfix program, no allocation).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config.hpp"
+
+namespace mgsim::traces {
+
+// The names visible at one point of a schedule, each bound to a slot of an Env.
+class Scope {
+ public:
+  // Adds `name` at the next free slot and returns the slot; shadowing an existing name is the
+  // caller's decision to forbid (the schedule parser does).
+  int add(std::string name);
+  // The slot of `name`, or -1.
+  int find(std::string_view name) const;
+  std::span<const std::string> names() const { return names_; }
+  int size() const { return static_cast<int>(names_.size()); }
+  // Drops the most recently added names down to `size` (leaving a loop body).
+  void truncate(int size) { names_.resize(static_cast<std::size_t>(size)); }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+// Values of the slots of a Scope (index = slot).
+using Env = std::vector<std::int64_t>;
+
+class Expr {
+ public:
+  Expr() = default;
+  // Parses `text`; `where` is the YAML value it came from (for messages).
+  static Expr parse(std::string_view text, const Scope& scope, sim::SourceLocation where);
+  // Parses a YAML scalar (a number, a size or an expression string).
+  static Expr parse(const sim::Node& node, const Scope& scope);
+  static Expr constant(std::int64_t value, sim::SourceLocation where);
+
+  std::int64_t eval(const Env& env) const;
+  // eval() that also requires the value to be > 0 (`what` names it in the message).
+  std::int64_t eval_positive(const Env& env, std::string_view what) const;
+  // The constant value if the expression uses no names.
+  bool is_constant() const;
+  const std::string& text() const { return text_; }
+  const sim::SourceLocation& where() const { return where_; }
+  [[noreturn]] void fail(const std::string& message) const;
+
+  enum class Code : std::uint8_t { push, load, neg, add, sub, mul, div, mod, min, max,
+                                    lt, le, gt, ge, eq, ne };
+  struct Instr {
+    Code code;
+    std::int64_t arg;  // the literal (push) or slot (load)
+  };
+
+ private:
+  std::vector<Instr> program_;
+  std::string text_;
+  sim::SourceLocation where_;
+  friend class ExprParser;
+};
+
+}  // namespace mgsim::traces

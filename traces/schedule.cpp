@@ -1,0 +1,338 @@
+#include "traces/schedule.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace mgsim::traces {
+namespace {
+
+constexpr std::array<const char*, 4> kCollectiveNames = {"all_reduce", "all_gather",
+                                                          "reduce_scatter", "all_to_all"};
+
+// Names nccl-tests prints in its `type` column, with the aliases people write.
+struct DtypeName {
+  const char* alias;
+  const char* printed;
+  std::int64_t size;
+};
+constexpr DtypeName kDtypes[] = {
+    {"float", "float", 4},   {"fp32", "float", 4},      {"f32", "float", 4},
+    {"half", "half", 2},     {"fp16", "half", 2},       {"bfloat16", "bfloat16", 2},
+    {"bf16", "bfloat16", 2}, {"int8", "int8", 1},       {"uint8", "uint8", 1},
+    {"fp8", "fp8", 1},       {"int32", "int32", 4},     {"int64", "int64", 8},
+    {"double", "double", 8}, {"fp64", "double", 8},
+};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+[[noreturn]] void fail_choice(const sim::Node& n, const std::string& what, const std::string& got,
+                              const std::vector<std::string>& valid) {
+  const std::string near = sim::nearest_name(got, valid);
+  n.fail(fmt::format("unknown {} '{}'{}", what, got,
+                     near.empty() ? fmt::format(" (one of: {})", fmt::join(valid, ", "))
+                                  : fmt::format("; did you mean '{}'?", near)));
+}
+
+class Parser {
+ public:
+  explicit Parser(Schedule& s) : s_(s) {}
+
+  void parse(const sim::Node& root) {
+    if (root.is_null()) root.fail("the schedule is empty");
+    sim::MapReader top(root, "schedule");
+    s_.params_where = root.location();
+    if (auto params = top.optional("params")) parse_params(*params);
+    // `world` may use params only: it decides what `rank` ranges over.
+    if (auto world = top.optional("world")) s_.world = Expr::parse(*world, scope_);
+    if (auto sweep = top.optional("sweep")) parse_sweep(*sweep);
+    s_.rank_slot = scope_.add("rank");
+    s_.world_slot = scope_.add("world");
+    max_slots_ = scope_.size();
+    parse_streams(top.required("streams"));
+    top.finish();
+    s_.slot_count = max_slots_;
+    for (const auto& [name, where] : waited_) {
+      if (recorded_.count(name)) continue;
+      std::vector<std::string> candidates;
+      for (int r : recorded_) candidates.push_back(s_.event_names[static_cast<std::size_t>(r)]);
+      const std::string near = sim::nearest_name(s_.event_names[static_cast<std::size_t>(name)],
+                                                 candidates);
+      throw sim::ConfigError(
+          where, fmt::format("no stream records event '{}'{}",
+                             s_.event_names[static_cast<std::size_t>(name)],
+                             near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+    }
+  }
+
+ private:
+  void parse_params(const sim::Node& node) {
+    s_.params_where = node.location();
+    sim::MapReader reader(node, "params");
+    for (auto& [name, value] : reader.rest()) {
+      if (!is_identifier(name) || name == "rank" || name == "world" || name == "min" ||
+          name == "max")
+        value.fail(fmt::format("'{}' cannot name a param (letters, digits and _; not rank, world, "
+                               "min or max)",
+                               name));
+      Param p{name, Expr::parse(value, scope_), value.location()};
+      scope_.add(name);
+      s_.params.push_back(std::move(p));
+    }
+    reader.finish();
+  }
+
+  void parse_sweep(const sim::Node& node) {
+    sim::MapReader r(node, "sweep");
+    Sweep sw;
+    sw.where = node.location();
+    const sim::Node param = r.required("param");
+    sw.param = param.as_string();
+    if (scope_.find(sw.param) < 0) {
+      std::vector<std::string> names(scope_.names().begin(), scope_.names().end());
+      fail_choice(param, "param", sw.param, names);
+    }
+    const Scope empty;
+    const Env none;
+    auto constant = [&](const char* key) {
+      const sim::Node n = r.required(key);
+      return Expr::parse(n, empty).eval_positive(none, fmt::format("sweep {}", key));
+    };
+    sw.from = constant("from");
+    sw.to = constant("to");
+    if (auto f = r.optional("factor")) sw.factor = f->as_int();
+    r.finish();
+    if (sw.factor < 2) node.fail(fmt::format("sweep factor must be at least 2, got {}", sw.factor));
+    if (sw.to < sw.from) node.fail("sweep 'to' is smaller than 'from'");
+    s_.sweep = sw;
+  }
+
+  void parse_streams(const sim::Node& node) {
+    std::set<std::string> names;
+    for (const sim::Node& item : node.items()) {
+      sim::MapReader r(item, "stream");
+      StreamDef def;
+      def.where = item.location();
+      const sim::Node name = r.required("name");
+      def.name = name.as_string();
+      if (!names.insert(def.name).second)
+        name.fail(fmt::format("two streams are named '{}'", def.name));
+      if (auto c = r.optional("if")) def.condition = Expr::parse(*c, scope_);
+      const std::optional<sim::Node> ops = r.optional("ops");
+      r.finish();  // a misspelt 'ops' is reported as such, not as a missing key
+      if (!ops) item.fail("stream is missing the required key 'ops'");
+      def.ops = parse_ops(*ops);
+      s_.streams.push_back(std::move(def));
+    }
+    if (s_.streams.empty()) node.fail("a schedule needs at least one stream");
+  }
+
+  std::vector<Op> parse_ops(const sim::Node& node) {
+    std::vector<Op> ops;
+    for (const sim::Node& item : node.items()) ops.push_back(parse_op(item));
+    return ops;
+  }
+
+  Op parse_op(const sim::Node& node) {
+    sim::MapReader r(node, "op");
+    Op op;
+    op.where = node.location();
+    static constexpr std::pair<const char*, Op::Kind> kinds[] = {
+        {"memcpy", Op::Kind::memcpy}, {"record", Op::Kind::record},
+        {"wait", Op::Kind::wait},     {"collective", Op::Kind::collective},
+        {"delay", Op::Kind::delay},   {"for", Op::Kind::for_loop}};
+    std::optional<sim::Node> body;
+    int found = 0;
+    for (const auto& [key, kind] : kinds) {
+      if (auto n = r.optional(key)) {
+        if (found++ > 0) n->fail("an op holds exactly one of memcpy, record, wait, collective, "
+                                 "delay, for");
+        body = n;
+        op.kind = kind;
+      }
+    }
+    if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
+    r.finish();
+    if (!body) node.fail("an op needs one of memcpy, record, wait, collective, delay, for");
+    switch (op.kind) {
+      case Op::Kind::memcpy: parse_memcpy(*body, op.memcpy); break;
+      case Op::Kind::record: op.event = parse_event(*body, false); break;
+      case Op::Kind::wait: op.event = parse_event(*body, true); break;
+      case Op::Kind::collective: parse_collective(*body, op.collective); break;
+      case Op::Kind::delay:
+        op.delay = body->as_duration();
+        if (op.delay < sim::Duration::zero()) body->fail("a delay cannot be negative");
+        break;
+      case Op::Kind::for_loop: op.loop.push_back(parse_for(*body)); break;
+    }
+    return op;
+  }
+
+  void parse_memcpy(const sim::Node& node, MemcpyOp& m) {
+    sim::MapReader r(node, "memcpy");
+    m.bytes = Expr::parse(r.required("bytes"), scope_);
+    if (auto n = r.optional("src")) m.src = Expr::parse(*n, scope_);
+    if (auto n = r.optional("dst")) m.dst = Expr::parse(*n, scope_);
+    r.finish();
+  }
+
+  EventRef parse_event(const sim::Node& node, bool is_wait) {
+    EventRef e;
+    sim::Node name = node;
+    if (node.is_map()) {
+      sim::MapReader r(node, is_wait ? "wait" : "record");
+      name = r.required("event");
+      if (auto n = r.optional("index")) e.index = Expr::parse(*n, scope_);
+      if (is_wait) {
+        if (auto n = r.optional("rank")) e.rank = Expr::parse(*n, scope_);
+      }
+      r.finish();
+    }
+    const std::string text = name.as_string();
+    if (!is_identifier(text)) name.fail(fmt::format("'{}' cannot name an event", text));
+    e.name = intern(text);
+    if (is_wait) {
+      waited_.emplace_back(e.name, name.location());
+    } else {
+      recorded_.insert(e.name);
+    }
+    return e;
+  }
+
+  void parse_collective(const sim::Node& node, CollectiveOp& c) {
+    sim::MapReader r(node, "collective");
+    const sim::Node kind = r.required("op");
+    const std::string k = kind.as_string();
+    const auto it = std::find(kCollectiveNames.begin(), kCollectiveNames.end(), k);
+    if (it == kCollectiveNames.end())
+      fail_choice(kind, "collective", k, {kCollectiveNames.begin(), kCollectiveNames.end()});
+    c.kind = static_cast<CollectiveKind>(it - kCollectiveNames.begin());
+    c.bytes = Expr::parse(r.required("bytes"), scope_);
+    if (auto n = r.optional("chunk")) c.chunk = Expr::parse(*n, scope_);
+    c.dtype = {"float", 4};
+    if (auto n = r.optional("dtype")) {
+      const std::string d = n->as_string();
+      const auto* found = std::find_if(std::begin(kDtypes), std::end(kDtypes),
+                                       [&](const DtypeName& x) { return d == x.alias; });
+      if (found == std::end(kDtypes)) {
+        std::vector<std::string> names;
+        for (const auto& x : kDtypes) names.emplace_back(x.alias);
+        fail_choice(*n, "dtype", d, names);
+      }
+      c.dtype = {found->printed, found->size};
+    }
+    if (auto n = r.optional("algorithm")) {
+      const std::string a = n->as_string();
+      if (a != "ring") fail_choice(*n, "algorithm", a, {"ring"});
+      c.algorithm = Algorithm::ring;
+    }
+    r.finish();
+    ++s_.collective_count;
+  }
+
+  ForOp parse_for(const sim::Node& node) {
+    sim::MapReader r(node, "for");
+    ForOp f;
+    const sim::Node var = r.required("var");
+    f.var = var.as_string();
+    if (!is_identifier(f.var) || f.var == "min" || f.var == "max")
+      var.fail(fmt::format("'{}' cannot name a loop variable", f.var));
+    if (scope_.find(f.var) >= 0)
+      var.fail(fmt::format("loop variable '{}' hides a name already defined here", f.var));
+    if (auto over = r.optional("over")) {
+      const std::string what = over->as_string();
+      if (what != "ranks") fail_choice(*over, "loop domain", what, {"ranks"});
+      if (r.has("from") || r.has("to")) over->fail("'over' replaces 'from' and 'to'");
+      f.from = Expr::constant(0, over->location());
+      f.to = Expr::parse("world", scope_, over->location());
+    } else {
+      f.from = Expr::parse(r.required("from"), scope_);
+      f.to = Expr::parse(r.required("to"), scope_);
+    }
+    f.step = Expr::constant(1, node.location());
+    if (auto s = r.optional("step")) f.step = Expr::parse(*s, scope_);
+    const sim::Node ops = r.required("ops");
+    r.finish();
+    const int outer = scope_.size();
+    f.slot = scope_.add(f.var);
+    max_slots_ = std::max(max_slots_, scope_.size());
+    f.body = parse_ops(ops);
+    scope_.truncate(outer);
+    return f;
+  }
+
+  int intern(const std::string& name) {
+    auto& names = s_.event_names;
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) return static_cast<int>(it - names.begin());
+    names.push_back(name);
+    return static_cast<int>(names.size()) - 1;
+  }
+
+  Schedule& s_;
+  Scope scope_;
+  int max_slots_ = 0;
+  std::set<int> recorded_;
+  std::vector<std::pair<int, sim::SourceLocation>> waited_;
+};
+
+}  // namespace
+
+const char* to_string(CollectiveKind k) { return kCollectiveNames[static_cast<std::size_t>(k)]; }
+
+Schedule load_schedule(const sim::Node& root) {
+  Schedule s;
+  s.file = root.file();
+  Parser(s).parse(root);
+  return s;
+}
+
+Schedule load_schedule_file(const std::string& path) {
+  return load_schedule(sim::Node::load_file(path));
+}
+
+Env param_values(const Schedule& s,
+                 const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::vector<std::optional<std::int64_t>> forced(s.params.size());
+  const Scope empty;
+  for (const auto& [name, text] : overrides) {
+    const auto it = std::find_if(s.params.begin(), s.params.end(),
+                                 [&](const Param& p) { return p.name == name; });
+    if (it == s.params.end()) {
+      std::vector<std::string> names;
+      for (const auto& p : s.params) names.push_back(p.name);
+      const std::string near = sim::nearest_name(name, names);
+      throw sim::ConfigError(
+          s.params_where,
+          fmt::format("-D {}: the schedule has no param '{}'{}", name, name,
+                      near.empty() ? (names.empty() ? std::string(" (it declares none)")
+                                                    : fmt::format(" (params: {})",
+                                                                  fmt::join(names, ", ")))
+                                   : fmt::format("; did you mean '{}'?", near)));
+    }
+    const Expr e = Expr::parse(text, empty, {fmt::format("-D {}={}", name, text), 0, 0});
+    forced[static_cast<std::size_t>(it - s.params.begin())] = e.eval({});
+  }
+  Env env(static_cast<std::size_t>(s.slot_count), 0);
+  for (std::size_t i = 0; i < s.params.size(); ++i)
+    env[i] = forced[i] ? *forced[i] : s.params[i].default_value.eval(env);
+  return env;
+}
+
+std::vector<std::int64_t> sweep_values(const Sweep& sweep) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t v = sweep.from; v <= sweep.to;) {
+    out.push_back(v);
+    if (__builtin_mul_overflow(v, sweep.factor, &v)) break;
+  }
+  return out;
+}
+
+}  // namespace mgsim::traces

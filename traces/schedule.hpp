@@ -1,0 +1,142 @@
+// The schedule language, host level: what each rank's host streams run (issue 2). The tile-level
+// `kernels:` section (CTAs, roles, ops) comes later as a sibling top-level key; nothing here needs to
+// change for it.
+//
+//   params:                     # integer parameters with defaults; sizes may carry units
+//     SIZE: 1GiB                #   overridable by `mgsim run -D SIZE=4MiB`
+//     CHUNK: min(SIZE, 4MiB)    #   a default may use earlier params
+//   sweep: {param: SIZE, from: 64KiB, to: 1GiB, factor: 2}   # optional: one run per value
+//   world: 8                    # ranks taking part (default: the topology's GPU count)
+//   streams:
+//     - name: main              # one instance per rank (rank = 0 .. world-1) ...
+//       if: rank < 2            # ... whose optional condition holds
+//       ops:
+//         - memcpy: {bytes: SIZE, src: rank, dst: (rank + 1) % world}   # src/dst default to rank
+//         - record: done                                  # or {event: done, index: i}
+//         - wait: {event: done, rank: (rank + 1) % world} # rank defaults to this rank
+//         - collective: {op: all_reduce, bytes: SIZE, chunk: CHUNK, dtype: bf16, algorithm: ring}
+//         - delay: 5us                                    # host time, a duration with a unit
+//         - for: {var: i, from: 0, to: 4, step: 1, ops: [...]}   # or {var: p, over: ranks, ops: ...}
+//   Every op may carry `if: EXPR` (skipped when 0).
+//
+// Values are expressions (traces/expr.hpp) over params, `rank`, `world` and loop variables. All names
+// resolve when the file is read; values are evaluated lazily, when a stream reaches the op.
+//
+// Collectives are matched across ranks by stream name and order (the n-th collective of stream
+// "main" on every rank is one operation), like NCCL calls on one communicator. `bytes` is the size
+// nccl-tests reports: the whole buffer for all_reduce, the gathered output for all_gather, the input
+// for reduce_scatter, and the per-rank send buffer for all_to_all; each peer transfer is bytes/world.
+//
+// Contract: load_schedule() throws sim::ConfigError naming file:line:column for any bad input:
+// not YAML, unknown keys (with the nearest valid key), wrong types, bad units, names no scope
+// defines, events waited for that no stream records.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/config.hpp"
+#include "sim/units.hpp"
+#include "traces/expr.hpp"
+
+namespace mgsim::traces {
+
+enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
+enum class Algorithm { ring };
+
+const char* to_string(CollectiveKind k);
+
+struct Dtype {
+  std::string name;  // as nccl-tests prints it: "float", "half", "bfloat16", ...
+  std::int64_t size = 4;
+};
+
+struct EventRef {
+  int name = 0;                // index into Schedule::event_names
+  std::optional<Expr> index;   // distinguishes events recorded in a loop; default 0
+  std::optional<Expr> rank;    // wait only: whose event; default this rank
+};
+
+struct MemcpyOp {
+  Expr bytes;
+  std::optional<Expr> src;  // default: this rank
+  std::optional<Expr> dst;  // default: this rank
+};
+
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  Algorithm algorithm = Algorithm::ring;
+  Expr bytes;
+  std::optional<Expr> chunk;  // pipelining granularity; default: no chunking
+  Dtype dtype;
+};
+
+struct Op;
+
+struct ForOp {
+  int slot = 0;  // the loop variable's slot in the Env
+  std::string var;
+  Expr from, to, step;  // [from, to) by step (> 0)
+  std::vector<Op> body;
+};
+
+struct Op {
+  enum class Kind { memcpy, record, wait, collective, delay, for_loop };
+  Kind kind = Kind::delay;
+  sim::SourceLocation where;
+  std::optional<Expr> condition;
+  MemcpyOp memcpy;
+  EventRef event;
+  CollectiveOp collective;
+  sim::Duration delay;
+  std::vector<ForOp> loop;  // exactly one element for for_loop (a vector breaks the type cycle)
+};
+
+struct StreamDef {
+  std::string name;
+  sim::SourceLocation where;
+  std::optional<Expr> condition;  // which ranks run this stream
+  std::vector<Op> ops;
+};
+
+struct Param {
+  std::string name;
+  Expr default_value;  // may use earlier params
+  sim::SourceLocation where;
+};
+
+struct Sweep {
+  std::string param;
+  std::int64_t from = 0, to = 0, factor = 2;  // from, from*factor, ... while <= to
+  sim::SourceLocation where;
+};
+
+struct Schedule {
+  std::string file;
+  sim::SourceLocation params_where;  // for errors about -D overrides
+  std::vector<Param> params;         // slots 0 .. params.size()-1
+  int rank_slot = 0;
+  int world_slot = 0;
+  int slot_count = 0;  // Env size needed (params, rank, world, deepest loop nest)
+  std::optional<Expr> world;
+  std::optional<Sweep> sweep;
+  std::vector<StreamDef> streams;
+  std::vector<std::string> event_names;
+  int collective_count = 0;  // collective ops in the file (statically)
+};
+
+Schedule load_schedule(const sim::Node& root);
+Schedule load_schedule_file(const std::string& path);
+
+// Values of the params after applying `overrides` ("NAME", "value" as written after -D, with
+// units allowed). An override of an undeclared param is a ConfigError at the `params:` key.
+Env param_values(const Schedule& s,
+                 const std::vector<std::pair<std::string, std::string>>& overrides);
+
+// The sizes a sweep visits, in order.
+std::vector<std::int64_t> sweep_values(const Sweep& sweep);
+
+}  // namespace mgsim::traces
