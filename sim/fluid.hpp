@@ -80,6 +80,8 @@ class FluidNetwork {
   ResourceStats stats(ResourceId r);
   // Flows started and finished so far (for benchmarks).
   std::uint64_t flows_started() const;
+  // Flows that completed (their callback was scheduled); cancelled flows are not counted.
+  std::uint64_t flows_finished() const;
 
  private:
   struct Impl;

@@ -1,0 +1,204 @@
+// ChromeTraceWriter: buffers slices and counters in memory and writes one JSON document.
+//
+// Layout of the output (the Chrome trace event format, which Perfetto reads):
+//   {"traceEvents":[
+//     metadata "M" events: process_name / process_sort_index per process, thread_name /
+//       thread_sort_index per track, in first-seen order (pid and tid count from 1);
+//     then every slice ("X", ts + dur) and counter ("C") in the order they were recorded],
+//    "displayTimeUnit":"ns"}
+// Counters in Chrome traces belong to a process, not a thread, so a counter on track
+// (process, thread) is named "<thread> <name>" to keep one counter track per thread.
+// Times are microseconds printed as "<us>.<6 digits>" from the integer picoseconds, so no
+// precision is lost and the text depends only on the recorded integers. Counter values use
+// fmt's shortest round-trip form; a non-finite value (not JSON) is written as 0.
+#include "sim/trace.hpp"
+
+#include <cmath>
+#include <map>
+#include <ostream>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+
+namespace mgsim::sim {
+
+namespace {
+
+struct Track {
+  std::uint32_t pid;
+  std::uint32_t tid;
+  std::string thread;
+};
+
+struct Record {
+  bool is_counter;
+  std::uint32_t track;
+  std::uint32_t name;  // index into the interned names
+  std::int64_t begin_ps;
+  std::int64_t end_ps;  // slices only
+  double value;         // counters only
+};
+
+void append_escaped(std::string& out, std::string_view s) {
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += ch;  // UTF-8 passes through unchanged
+        }
+    }
+  }
+}
+
+// Picoseconds as microseconds with all six fractional digits.
+void append_us(std::string& out, std::int64_t ps) {
+  if (ps < 0) {
+    out += '-';
+    // Negate through unsigned arithmetic so INT64_MIN does not overflow.
+    auto mag = static_cast<std::uint64_t>(0) - static_cast<std::uint64_t>(ps);
+    fmt::format_to(std::back_inserter(out), "{}.{:06}", mag / 1'000'000, mag % 1'000'000);
+    return;
+  }
+  fmt::format_to(std::back_inserter(out), "{}.{:06}", ps / 1'000'000, ps % 1'000'000);
+}
+
+}  // namespace
+
+struct ChromeTraceWriter::Impl {
+  std::vector<std::string> processes;
+  std::vector<std::uint32_t> thread_counts;  // per process, for the next tid
+  std::map<std::string, std::uint32_t, std::less<>> process_ids;
+  std::vector<Track> tracks;
+  std::map<std::pair<std::string, std::string>, std::uint32_t, std::less<>> track_ids;
+  std::vector<std::string> names;
+  std::unordered_map<std::string, std::uint32_t> name_ids;
+  std::vector<Record> records;
+
+  std::uint32_t intern(std::string_view name) {
+    auto [it, inserted] =
+        name_ids.try_emplace(std::string(name), static_cast<std::uint32_t>(names.size()));
+    if (inserted) names.emplace_back(name);
+    return it->second;
+  }
+};
+
+ChromeTraceWriter::ChromeTraceWriter() : impl_(std::make_unique<Impl>()) {}
+ChromeTraceWriter::~ChromeTraceWriter() = default;
+
+TrackId ChromeTraceWriter::track(std::string_view process, std::string_view thread) {
+  Impl& m = *impl_;
+  auto key = std::make_pair(std::string(process), std::string(thread));
+  auto it = m.track_ids.find(key);
+  if (it != m.track_ids.end()) return TrackId{it->second};
+  auto [pit, new_process] =
+      m.process_ids.try_emplace(key.first, static_cast<std::uint32_t>(m.processes.size() + 1));
+  if (new_process) m.processes.push_back(key.first);
+  if (new_process) m.thread_counts.push_back(0);
+  std::uint32_t tid = ++m.thread_counts[pit->second - 1];
+  auto id = static_cast<std::uint32_t>(m.tracks.size());
+  m.tracks.push_back(Track{pit->second, tid, key.second});
+  m.track_ids.emplace(std::move(key), id);
+  return TrackId{id};
+}
+
+void ChromeTraceWriter::slice(TrackId track, std::string_view name, Time begin, Time end) {
+  MGSIM_CHECK(track.value < impl_->tracks.size(), "unknown trace track {}", track.value);
+  MGSIM_CHECK(end >= begin, "slice '{}' ends before it begins", name);
+  impl_->records.push_back(
+      Record{false, track.value, impl_->intern(name), begin.picoseconds(), end.picoseconds(), 0.0});
+}
+
+void ChromeTraceWriter::counter(TrackId track, std::string_view name, Time at, double value) {
+  MGSIM_CHECK(track.value < impl_->tracks.size(), "unknown trace track {}", track.value);
+  impl_->records.push_back(
+      Record{true, track.value, impl_->intern(name), at.picoseconds(), 0, value});
+}
+
+void ChromeTraceWriter::write(std::ostream& out) const {
+  const Impl& m = *impl_;
+  std::string buf;
+  buf.reserve(1 << 16);
+  bool first = true;
+  auto begin_event = [&] {
+    buf += first ? "\n" : ",\n";
+    first = false;
+  };
+  auto flush_if_big = [&] {
+    if (buf.size() > (1 << 20)) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+  };
+
+  buf += "{\"traceEvents\":[";
+  for (std::size_t p = 0; p < m.processes.size(); ++p) {
+    begin_event();
+    buf += fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":")", p + 1);
+    append_escaped(buf, m.processes[p]);
+    buf += "\"}}";
+    begin_event();
+    buf += fmt::format(
+        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})", p + 1,
+        p + 1);
+  }
+  for (const Track& t : m.tracks) {
+    begin_event();
+    buf += fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":")",
+                       t.pid, t.tid);
+    append_escaped(buf, t.thread);
+    buf += "\"}}";
+    begin_event();
+    buf += fmt::format(
+        R"({{"name":"thread_sort_index","ph":"M","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+        t.pid, t.tid, t.tid);
+  }
+  for (const Record& r : m.records) {
+    const Track& t = m.tracks[r.track];
+    const std::string& name = m.names[r.name];
+    begin_event();
+    buf += "{\"name\":\"";
+    if (r.is_counter) {
+      append_escaped(buf, t.thread);
+      buf += ' ';
+    }
+    append_escaped(buf, name);
+    buf += fmt::format(R"(","ph":"{}","pid":{},"tid":{},"ts":)", r.is_counter ? 'C' : 'X', t.pid,
+                       t.tid);
+    append_us(buf, r.begin_ps);
+    if (r.is_counter) {
+      buf += ",\"args\":{\"value\":";
+      buf += std::isfinite(r.value) ? fmt::format("{}", r.value) : std::string("0");
+      buf += "}}";
+    } else {
+      buf += ",\"dur\":";
+      append_us(buf, r.end_ps - r.begin_ps);
+      buf += '}';
+    }
+    flush_if_big();
+  }
+  buf += "\n],\"displayTimeUnit\":\"ns\"}\n";
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+}  // namespace mgsim::sim

@@ -1,0 +1,163 @@
+#include "sim/engine.hpp"
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/check.hpp"
+
+using namespace mgsim::sim;
+
+TEST_CASE("events run in (time, priority, sequence) order") {
+  Engine e;
+  std::string log;
+  // Scheduled out of order on purpose. Expected order:
+  //   t=10 p=0 'a' (seq 2), t=10 p=0 'b' (seq 3): same time and priority, scheduling order;
+  //   t=10 p=-1 'c' runs before both (lower priority value first);
+  //   t=10 p=5 'd' after them; t=20 'e' last; t=5 'f' first of all.
+  e.schedule_at(Time::from_ps(20), [&] { log += 'e'; });
+  e.schedule_at(Time::from_ps(10), [&] { log += 'a'; });
+  e.schedule_at(Time::from_ps(10), [&] { log += 'b'; });
+  e.schedule_at(
+      Time::from_ps(10), [&] { log += 'd'; }, 5);
+  e.schedule_at(
+      Time::from_ps(10), [&] { log += 'c'; }, -1);
+  e.schedule_at(Time::from_ps(5), [&] { log += 'f'; });
+  Time end = e.run();
+  CHECK(log == "fcabde");
+  CHECK(end == Time::from_ps(20));
+  CHECK(e.events_processed() == 6);
+  CHECK(e.empty());
+}
+
+TEST_CASE("events scheduled from a callback at the same time run after the current one") {
+  Engine e;
+  std::vector<int> order;
+  e.schedule_at(Time::from_ps(7), [&] {
+    order.push_back(1);
+    // Same time and priority as event 2, but scheduled later (a larger sequence number than
+    // event 2, which was scheduled before run()), so the order is 1, 2, 3.
+    e.schedule_in(Duration::zero(), [&] { order.push_back(3); });
+  });
+  e.schedule_at(Time::from_ps(7), [&] { order.push_back(2); });
+  e.run();
+  CHECK(order == std::vector<int>{1, 2, 3});
+  CHECK(e.now() == Time::from_ps(7));
+}
+
+TEST_CASE("cancel removes a pending event and empty() sees it") {
+  Engine e;
+  int ran = 0;
+  EventId a = e.schedule_in(Duration::ns(1), [&] { ran += 1; });
+  EventId b = e.schedule_in(Duration::ns(2), [&] { ran += 10; });
+  CHECK_FALSE(e.empty());
+  CHECK(e.cancel(a));
+  CHECK_FALSE(e.cancel(a));  // already cancelled
+  CHECK_FALSE(e.empty());    // b still pending
+  CHECK(e.cancel(b));
+  CHECK(e.empty());  // only cancelled entries remain in the heap
+  CHECK_FALSE(e.cancel(EventId{}));
+  CHECK_FALSE(e.cancel(EventId{12345}));
+  e.run();
+  CHECK(ran == 0);
+  CHECK(e.events_processed() == 0);
+}
+
+TEST_CASE("an event that already ran cannot be cancelled, nor its reused slot hit") {
+  Engine e;
+  EventId first = e.schedule_in(Duration::ps(1), [] {});
+  e.run();
+  CHECK_FALSE(e.cancel(first));
+  // The slot of `first` is reused; the old id must not cancel the new event.
+  int ran = 0;
+  EventId second = e.schedule_in(Duration::ps(1), [&] { ++ran; });
+  CHECK(second != first);
+  CHECK_FALSE(e.cancel(first));
+  e.run();
+  CHECK(ran == 1);
+}
+
+TEST_CASE("run_until stops at the boundary and advances the clock when events remain") {
+  Engine e;
+  std::vector<std::int64_t> seen;
+  for (int t : {10, 20, 30}) {
+    e.schedule_at(Time::from_ps(t), [&] { seen.push_back(e.now().picoseconds()); });
+  }
+  // Events with time <= 20 run (10 and 20); 30 remains, so now() becomes 25.
+  e.run_until(Time::from_ps(25));
+  CHECK(seen == std::vector<std::int64_t>{10, 20});
+  CHECK(e.now() == Time::from_ps(25));
+  // Inclusive boundary: the event at exactly 30 runs.
+  e.run_until(Time::from_ps(30));
+  CHECK(seen.size() == 3);
+  CHECK(e.empty());
+  // Queue empty: the contract leaves now() at the last event.
+  e.run_until(Time::from_ps(100));
+  CHECK(e.now() == Time::from_ps(30));
+}
+
+TEST_CASE("stop ends run after the current event; run resumes later") {
+  Engine e;
+  int count = 0;
+  for (int i = 1; i <= 5; ++i) {
+    e.schedule_at(Time::from_ps(i), [&] {
+      if (++count == 2) e.stop();
+    });
+  }
+  e.run();
+  CHECK(count == 2);
+  CHECK(e.now() == Time::from_ps(2));
+  e.run();
+  CHECK(count == 5);
+}
+
+TEST_CASE("many cancels trigger compaction without losing live events") {
+  Engine e;
+  // 5000 events, every one except multiples of 7 cancelled: the compaction threshold (1024
+  // cancelled entries and more cancelled than live) is crossed several times.
+  std::vector<EventId> ids;
+  std::int64_t sum = 0;
+  for (int i = 0; i < 5000; ++i) {
+    ids.push_back(e.schedule_at(Time::from_ps(5000 - i), [&sum, i] { sum += i; }));
+  }
+  std::int64_t expected = 0;
+  for (int i = 0; i < 5000; ++i) {
+    if (i % 7 == 0) {
+      expected += i;
+    } else {
+      REQUIRE(e.cancel(ids[static_cast<std::size_t>(i)]));
+    }
+  }
+  // Live events: i = 0, 7, ..., 4998 -> 715 of them.
+  e.run();
+  CHECK(e.events_processed() == 715);
+  CHECK(sum == expected);
+}
+
+TEST_CASE("scheduling in the past is an internal error") {
+  Engine e;
+  e.schedule_at(Time::from_ps(10), [] {});
+  e.run();
+  CHECK_THROWS_AS(e.schedule_at(Time::from_ps(5), [] {}), InternalError);
+  CHECK_THROWS_AS(e.schedule_in(Duration::ps(-1), [] {}), InternalError);
+}
+
+TEST_CASE("heap order holds for a pseudo-random workload") {
+  Engine e;
+  // Linear congruential times; every callback checks it never sees time go backwards.
+  std::uint64_t x = 12345;
+  std::int64_t last = -1;
+  bool monotone = true;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    auto t = static_cast<std::int64_t>(x >> 44);
+    e.schedule_at(Time::from_ps(t), [&] {
+      monotone = monotone && e.now().picoseconds() >= last;
+      last = e.now().picoseconds();
+    });
+  }
+  e.run();
+  CHECK(monotone);
+  CHECK(e.events_processed() == 20000);
+}

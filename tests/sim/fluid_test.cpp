@@ -1,0 +1,389 @@
+#include "sim/fluid.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "sim/check.hpp"
+#include "sim/engine.hpp"
+#include "sim/trace.hpp"
+
+using namespace mgsim::sim;
+
+namespace {
+
+constexpr std::int64_t kNone = -1;
+
+// Starts a flow and records the picosecond its callback ran in `done_at`.
+FlowId start(FluidNetwork& net, Engine& e, std::vector<ResourceId> path, std::int64_t bytes,
+             std::int64_t& done_at, std::optional<Bandwidth> cap = std::nullopt) {
+  done_at = kNone;
+  return net.start_flow(path, Bytes(bytes), cap,
+                        [&done_at, &e] { done_at = e.now().picoseconds(); });
+}
+
+}  // namespace
+
+TEST_CASE("one link shared by two flows: each gets half") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t a_done, b_done;
+  FlowId a = start(net, e, {link}, 1'000'000'000, a_done);
+  FlowId b = start(net, e, {link}, 1'000'000'000, b_done);
+  // Max-min on one resource with two uncapped flows: C / 2 = 50e9 B/s each.
+  CHECK(net.rate(a) == 50e9);
+  CHECK(net.rate(b) == 50e9);
+  e.run();
+  // 1e9 B at 50e9 B/s = 0.02 s = 2e10 ps, for both.
+  CHECK(a_done == 20'000'000'000);
+  CHECK(b_done == 20'000'000'000);
+  CHECK(net.active_flows() == 0);
+  CHECK(net.flows_started() == 2);
+  CHECK(net.flows_finished() == 2);
+}
+
+TEST_CASE("a capped flow leaves the rest of the link to the other") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t a_done, b_done;
+  FlowId a = start(net, e, {link}, 1'000'000'000, a_done, Bandwidth::GBps(20));
+  FlowId b = start(net, e, {link}, 6'000'000'000, b_done);
+  // A's own cap (20 GB/s) is below the fair share (50 GB/s), so A is fixed at 20 and B takes
+  // the remaining 100 - 20 = 80 GB/s.
+  CHECK(net.rate(a) == 20e9);
+  CHECK(net.rate(b) == 80e9);
+  e.run();
+  // A: 1e9 B / 20e9 B/s = 0.05 s = 5e10 ps.
+  CHECK(a_done == 50'000'000'000);
+  // B: by 5e10 ps it moved 80e9 * 0.05 = 4e9 B; the other 2e9 B then go at the full 100 GB/s:
+  // 2e9 / 1e11 = 0.02 s = 2e10 ps, so B ends at 7e10 ps.
+  CHECK(b_done == 70'000'000'000);
+}
+
+TEST_CASE("parking lot: one long flow over three links, a short flow on each") {
+  SECTION("equal links: every flow gets C / 2") {
+    Engine e;
+    FluidNetwork net(e);
+    std::vector<ResourceId> l;
+    for (const char* n : {"l1", "l2", "l3"}) l.push_back(net.add_resource(n, Bandwidth::GBps(100)));
+    std::int64_t d0, d1, d2, d3;
+    FlowId longf = start(net, e, l, 1'000'000'000, d0);
+    FlowId s1 = start(net, e, {l[0]}, 1'000'000'000, d1);
+    FlowId s2 = start(net, e, {l[1]}, 1'000'000'000, d2);
+    FlowId s3 = start(net, e, {l[2]}, 1'000'000'000, d3);
+    // Each link carries 2 flows: share 50 on all three. Fixing l1 sets long and s1 to 50,
+    // leaving 50 on l2 and l3 for s2 and s3.
+    CHECK(net.rate(longf) == 50e9);
+    CHECK(net.rate(s1) == 50e9);
+    CHECK(net.rate(s2) == 50e9);
+    CHECK(net.rate(s3) == 50e9);
+  }
+  SECTION("a slower third link bottlenecks the long flow, the others take the slack") {
+    Engine e;
+    FluidNetwork net(e);
+    ResourceId l1 = net.add_resource("l1", Bandwidth::GBps(100));
+    ResourceId l2 = net.add_resource("l2", Bandwidth::GBps(100));
+    ResourceId l3 = net.add_resource("l3", Bandwidth::GBps(60));
+    std::int64_t d0, d1, d2, d3;
+    FlowId longf = start(net, e, {l1, l2, l3}, 300'000'000, d0);
+    FlowId s1 = start(net, e, {l1}, 700'000'000, d1);
+    FlowId s2 = start(net, e, {l2}, 1'400'000'000, d2);
+    FlowId s3 = start(net, e, {l3}, 300'000'000, d3);
+    // Shares: l1 100/2 = 50, l2 50, l3 60/2 = 30. l3 is the bottleneck: long = s3 = 30.
+    // Then l1 and l2 have 100 - 30 = 70 left for one flow each: s1 = s2 = 70.
+    CHECK(net.rate(longf) == 30e9);
+    CHECK(net.rate(s3) == 30e9);
+    CHECK(net.rate(s1) == 70e9);
+    CHECK(net.rate(s2) == 70e9);
+    e.run();
+    // long and s3: 3e8 B / 30e9 = 0.01 s = 1e10 ps. s1: 7e8 / 70e9 = 0.01 s = 1e10 ps.
+    CHECK(d0 == 10'000'000'000);
+    CHECK(d3 == 10'000'000'000);
+    CHECK(d1 == 10'000'000'000);
+    // s2 moved 70e9 * 0.01 = 7e8 by then; the other 7e8 B alone on l2 at 100 GB/s take
+    // 7e8 / 1e11 = 0.007 s = 7e9 ps: it ends at 1.7e10 ps.
+    CHECK(d2 == 17'000'000'000);
+  }
+}
+
+TEST_CASE("a flow that starts while another is half done") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t a_done, b_done;
+  start(net, e, {link}, 1'000'000, a_done);
+  // Alone, A would take 1e6 / 1e11 s = 1e7 ps; B starts at 5e6 ps when A has 5e5 B left.
+  e.schedule_at(Time::from_ps(5'000'000), [&] { start(net, e, {link}, 1'000'000, b_done); });
+  e.run();
+  // From 5e6 ps both get 50e9 B/s: A's 5e5 B take 5e5 / 5e10 s = 1e7 ps -> A ends at 1.5e7.
+  CHECK(a_done == 15'000'000);
+  // B moved 5e5 B by then; its last 5e5 B at 1e11 B/s take 5e6 ps -> B ends at 2e7.
+  CHECK(b_done == 20'000'000);
+}
+
+TEST_CASE("rates that are not whole numbers still complete at the rounded-up picosecond") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t d[3];
+  for (auto& di : d) start(net, e, {link}, 1'000'000, di);
+  e.run();
+  // 100e9 / 3 B/s each: 1e6 B * 3 / 1e11 s = 3e-5 s = 3e7 ps exactly; the snap keeps the
+  // division noise from turning it into 30'000'001.
+  for (auto di : d) CHECK(di == 30'000'000);
+}
+
+TEST_CASE("a zero-byte flow completes now, through an event") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  e.schedule_at(Time::from_ps(3), [] {});
+  e.run();
+  std::int64_t done;
+  start(net, e, {link}, 0, done);
+  CHECK(done == kNone);  // not synchronously
+  CHECK(net.active_flows() == 1);
+  e.run();
+  CHECK(done == 3);
+  CHECK(net.active_flows() == 0);
+}
+
+TEST_CASE("a flow with an empty path runs at its own cap") {
+  Engine e;
+  FluidNetwork net(e);
+  std::int64_t done;
+  FlowId f = start(net, e, {}, 1'000, done, Bandwidth::GBps(1));
+  CHECK(net.rate(f) == 1e9);
+  e.run();
+  // 1000 B / 1e9 B/s = 1 us = 1e6 ps.
+  CHECK(done == 1'000'000);
+  CHECK_THROWS_AS(net.start_flow({}, Bytes(1), std::nullopt, [] {}), InternalError);
+}
+
+TEST_CASE("cancel_flow releases bandwidth and skips the callback") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t a_done, b_done;
+  start(net, e, {link}, 1'000'000'000, a_done);
+  FlowId b = start(net, e, {link}, 1'000'000'000, b_done);
+  bool cancelled = false;
+  e.schedule_at(Time::from_ps(10'000'000'000), [&] { cancelled = net.cancel_flow(b); });
+  e.run();
+  CHECK(cancelled);
+  CHECK(b_done == kNone);
+  CHECK_FALSE(net.cancel_flow(b));
+  // Until 1e10 ps (0.01 s) each moved 50e9 * 0.01 = 5e8 B. A's other 5e8 B at 1e11 B/s take
+  // 5e-3 s = 5e9 ps: A ends at 1.5e10 ps.
+  CHECK(a_done == 15'000'000'000);
+  // Bytes carried: all of A (1e9) plus B's 5e8 before the cancel.
+  CHECK(net.stats(link).bytes_carried == Bytes(1'500'000'000));
+}
+
+TEST_CASE("resource statistics: bytes carried and busy time") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId a = net.add_resource("a", Bandwidth::GBps(100));
+  ResourceId b = net.add_resource("b", Bandwidth::GBps(200));
+  std::int64_t done;
+  // One flow over a (100) and b (200): the rate is 100 GB/s, so a is fully busy and b half.
+  start(net, e, {a, b}, 1'000'000'000, done);
+  e.schedule_at(Time::from_ps(20'000'000'000), [] {});
+  // Half way through the flow (5e9 ps of its 1e10 ps): 5e8 B carried.
+  e.run_until(Time::from_ps(5'000'000'000));
+  CHECK(net.stats(a).bytes_carried == Bytes(500'000'000));
+  e.run();
+  // The flow takes 1e9 / 1e11 s = 1e10 ps. Then idle until 2e10 ps.
+  CHECK(done == 10'000'000'000);
+  ResourceStats sa = net.stats(a);
+  ResourceStats sb = net.stats(b);
+  CHECK(sa.bytes_carried == Bytes(1'000'000'000));
+  CHECK(sb.bytes_carried == Bytes(1'000'000'000));
+  // busy_ps = integral of rate / capacity: a: 1.0 * 1e10 ps; b: 0.5 * 1e10 ps.
+  CHECK(sa.busy_ps == Approx(1e10).epsilon(1e-12));
+  CHECK(sb.busy_ps == Approx(5e9).epsilon(1e-12));
+  // Mean utilisation of a over the 2e10 ps run: 0.5.
+  CHECK(sa.busy_ps / static_cast<double>(e.now().picoseconds()) == Approx(0.5));
+}
+
+TEST_CASE("flows on disjoint links do not disturb each other") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId l1 = net.add_resource("l1", Bandwidth::GBps(100));
+  ResourceId l2 = net.add_resource("l2", Bandwidth::GBps(100));
+  std::int64_t a_done, b_done, c_done;
+  FlowId a = start(net, e, {l1}, 1'000'000'000, a_done);
+  e.schedule_at(Time::from_ps(1'000'000), [&] {
+    start(net, e, {l2}, 1'000'000'000, b_done);
+    start(net, e, {l2}, 1'000'000'000, c_done);
+    // A is alone on l1: still the full link.
+    CHECK(net.rate(a) == 100e9);
+  });
+  e.run();
+  CHECK(a_done == 10'000'000'000);  // 1e9 / 1e11 s
+  // b and c share l2 from 1e6 ps: 1e9 / 5e10 s = 2e10 ps later.
+  CHECK(b_done == 20'001'000'000);
+  CHECK(c_done == 20'001'000'000);
+}
+
+// Reference max-min: the textbook progressive filling, O(F^2 R), no incremental state.
+namespace {
+struct RefFlow {
+  std::vector<int> path;
+  double cap;
+};
+std::vector<double> reference_maxmin(const std::vector<double>& capacity,
+                                     const std::vector<RefFlow>& flows) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> rate(flows.size(), -1.0);
+  std::vector<double> left = capacity;
+  for (;;) {
+    double best = inf;
+    for (std::size_t r = 0; r < capacity.size(); ++r) {
+      int n = 0;
+      for (std::size_t f = 0; f < flows.size(); ++f) {
+        if (rate[f] < 0)
+          n += static_cast<int>(
+              std::count(flows[f].path.begin(), flows[f].path.end(), static_cast<int>(r)));
+      }
+      if (n > 0) best = std::min(best, std::max(left[r], 0.0) / n);
+    }
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+      if (rate[f] < 0) best = std::min(best, flows[f].cap);
+    }
+    if (best == inf) break;
+    // Fix every unfixed flow whose cap is best or that crosses a resource whose share is best.
+    std::vector<std::size_t> fix;
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+      if (rate[f] >= 0) continue;
+      bool tight = flows[f].cap <= best * (1 + 1e-12);
+      for (int r : flows[f].path) {
+        int n = 0;
+        for (std::size_t g = 0; g < flows.size(); ++g) {
+          if (rate[g] < 0)
+            n += static_cast<int>(std::count(flows[g].path.begin(), flows[g].path.end(), r));
+        }
+        if (std::max(left[static_cast<std::size_t>(r)], 0.0) / n <= best * (1 + 1e-12))
+          tight = true;
+      }
+      if (tight) fix.push_back(f);
+    }
+    for (std::size_t f : fix) {
+      rate[f] = best;
+      for (int r : flows[f].path) left[static_cast<std::size_t>(r)] -= best;
+    }
+  }
+  return rate;
+}
+}  // namespace
+
+TEST_CASE("incremental solver matches a from-scratch max-min on random networks") {
+  std::uint64_t x = 42;
+  auto next = [&x](std::uint64_t n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % n;
+  };
+  for (int trial = 0; trial < 20; ++trial) {
+    Engine e;
+    FluidNetwork net(e);
+    std::vector<double> capacity;
+    std::vector<ResourceId> res;
+    for (int r = 0; r < 8; ++r) {
+      auto gbps = static_cast<std::int64_t>(10 + next(90));
+      capacity.push_back(static_cast<double>(gbps) * 1e9);
+      res.push_back(net.add_resource(fmt::format("r{}", r), Bandwidth::GBps(gbps)));
+    }
+    std::vector<RefFlow> ref;
+    std::vector<FlowId> ids;
+    for (int f = 0; f < 25; ++f) {
+      RefFlow rf;
+      std::vector<ResourceId> path;
+      std::size_t hops = 1 + next(3);
+      for (std::size_t h = 0; h < hops; ++h) {
+        int r = static_cast<int>(next(8));
+        if (std::find(rf.path.begin(), rf.path.end(), r) != rf.path.end()) continue;
+        rf.path.push_back(r);
+        path.push_back(res[static_cast<std::size_t>(r)]);
+      }
+      std::optional<Bandwidth> cap;
+      rf.cap = std::numeric_limits<double>::infinity();
+      if (next(3) == 0) {
+        auto c = static_cast<std::int64_t>(1 + next(40));
+        cap = Bandwidth::GBps(c);
+        rf.cap = static_cast<double>(c) * 1e9;
+      }
+      ref.push_back(rf);
+      ids.push_back(net.start_flow(path, Bytes(1'000'000'000'000), cap, [] {}));
+    }
+    std::vector<double> want = reference_maxmin(capacity, ref);
+    for (std::size_t f = 0; f < ids.size(); ++f) {
+      CHECK(net.rate(ids[f]) == Approx(want[f]).epsilon(1e-9));
+    }
+    // Cancel every third flow, re-solve incrementally, compare again.
+    std::vector<RefFlow> kept;
+    std::vector<FlowId> kept_ids;
+    for (std::size_t f = 0; f < ids.size(); ++f) {
+      if (f % 3 == 0) {
+        REQUIRE(net.cancel_flow(ids[f]));
+      } else {
+        kept.push_back(ref[f]);
+        kept_ids.push_back(ids[f]);
+      }
+    }
+    want = reference_maxmin(capacity, kept);
+    for (std::size_t f = 0; f < kept_ids.size(); ++f) {
+      CHECK(net.rate(kept_ids[f]) == Approx(want[f]).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("bad arguments are internal errors, not crashes") {
+  Engine e;
+  FluidNetwork net(e);
+  CHECK_THROWS_AS(net.add_resource("zero", Bandwidth::GBps(0)), InternalError);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(1));
+  std::vector<ResourceId> bad{ResourceId{7}};
+  CHECK_THROWS_AS(net.start_flow(bad, Bytes(1), std::nullopt, [] {}), InternalError);
+  std::vector<ResourceId> ok{link};
+  CHECK_THROWS_AS(net.start_flow(ok, Bytes(-1), std::nullopt, [] {}), InternalError);
+  CHECK_THROWS_AS(net.stats(ResourceId{9}), InternalError);
+  CHECK(net.rate(FlowId{}) == 0.0);
+  CHECK_FALSE(net.cancel_flow(FlowId{99}));
+}
+
+TEST_CASE("a trace sink gets one bandwidth counter per resource at each rate change") {
+  Engine e;
+  ChromeTraceWriter trace;
+  e.set_trace(&trace);
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("gpu0.nvlink.out", Bandwidth::GBps(100));
+  std::int64_t a_done, b_done;
+  start(net, e, {link}, 1'000'000, a_done);
+  e.schedule_at(Time::from_ps(5'000'000), [&] { start(net, e, {link}, 1'000'000, b_done); });
+  e.run();
+  std::ostringstream out;
+  trace.write(out);
+  std::string json = out.str();
+  // Process "gpu0", thread "nvlink.out"; the link total is 100 GB/s from 0 (A alone), still
+  // 100 at 5 us (A and B, 50 each: no change, so no new counter), until B ends at 20 us
+  // (see the half-done test) where it drops to 0. So exactly two counter events.
+  CHECK(json.find(R"("args":{"name":"gpu0"})") != std::string::npos);
+  CHECK(json.find(R"("args":{"name":"nvlink.out"})") != std::string::npos);
+  CHECK(
+      json.find(
+          R"("name":"nvlink.out GB/s","ph":"C","pid":1,"tid":1,"ts":0.000000,"args":{"value":100}})") !=
+      std::string::npos);
+  CHECK(json.find(R"("ts":20.000000,"args":{"value":0}})") != std::string::npos);
+  std::size_t counters = 0;
+  for (std::size_t p = json.find("\"ph\":\"C\""); p != std::string::npos;
+       p = json.find("\"ph\":\"C\"", p + 1)) {
+    ++counters;
+  }
+  CHECK(counters == 2);
+}
