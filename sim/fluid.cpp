@@ -21,10 +21,10 @@
 // 50 GB/s is exactly 20'000'000 ps, not 20'000'001), and at worst ends a flow < 1 ps early.
 // With whole-number rates and bytes that divide exactly, completion times are exact.
 //
-// Water-filling: resources sit in a min-heap keyed by their fair share (remaining capacity /
-// unfixed flows, re-pushed with a version when it changes), capped flows in a list sorted by
-// cap. Each step fixes either the smallest cap (one flow) or every unfixed flow of the resource
-// with the smallest share. Cost: O((F * path + R) log R) for a component of F flows, R resources.
+// Water-filling: resources sit in an indexed min-heap keyed by their fair share (remaining
+// capacity / unfixed flows, re-sifted when it changes), capped flows in a list sorted by cap. Each
+// step fixes either the smallest cap (one flow) or every unfixed flow of the resource with the
+// smallest share. Cost: O((F * path + R) log R) for a component of F flows, R resources.
 #include "sim/fluid.hpp"
 
 #include <algorithm>
@@ -43,6 +43,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kPsPerSecond = 1e12;
+constexpr std::uint32_t kNotInHeap = UINT32_MAX;
 
 struct Member {
   std::uint32_t flow;  // flow slot
@@ -68,7 +69,9 @@ struct Resource {
   std::uint64_t epoch = 0;
   double free_capacity = 0.0;
   std::uint32_t unfixed = 0;
-  std::uint32_t version = 0;
+  double share = 0.0;
+  std::uint32_t heap_pos = UINT32_MAX;  // kNotInHeap
+  std::uint64_t touched = 0;
 };
 
 struct Flow {
@@ -86,16 +89,6 @@ struct Flow {
   // Solver scratch.
   std::uint64_t epoch = 0;
   double new_rate = 0.0;
-};
-
-struct ShareEntry {
-  double share;
-  std::uint32_t resource;
-  std::uint32_t version;
-  bool operator>(const ShareEntry& o) const {
-    if (share != o.share) return share > o.share;
-    return resource > o.resource;  // deterministic tie-break
-  }
 };
 
 // Delay until `remaining` bytes have moved at `rate`, in whole picoseconds (see Numerics above).
@@ -130,7 +123,9 @@ struct FluidNetwork::Impl {
   std::vector<std::uint32_t> comp_resources;
   std::vector<std::uint32_t> comp_flows;
   std::vector<std::uint32_t> capped;
-  std::vector<ShareEntry> heap_storage;
+  std::vector<std::uint32_t> share_heap;
+  std::vector<std::uint32_t> touched;
+  std::uint64_t touch_stamp = 0;
 
   Flow* lookup(FlowId id) {
     std::uint64_t low = id.value & 0xFFFF'FFFFull;
@@ -257,25 +252,67 @@ void FluidNetwork::Impl::water_fill() {
     if (flows[a].cap != flows[b].cap) return flows[a].cap < flows[b].cap;
     return a < b;
   });
-  // A min-heap on heap_storage (std::push_heap with greater<>), kept as a member so its
-  // memory is reused from one solve to the next.
-  std::vector<ShareEntry>& heap = heap_storage;
+
+  // An indexed binary min-heap of the component's resources keyed by fair share (ties by
+  // index, for determinism). Fixing flows at the minimum share only raises the others' shares
+  // ((C - s) / (n - 1) >= C / n when s <= C / n), so each step re-sifts the touched resources
+  // once instead of pushing a new entry per fixed flow.
+  std::vector<std::uint32_t>& heap = share_heap;
   heap.clear();
-  auto push = [&heap](ShareEntry e) {
-    heap.push_back(e);
-    std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+  auto less = [this](std::uint32_t a, std::uint32_t b) {
+    double sa = resources[a].share;
+    double sb = resources[b].share;
+    return sa != sb ? sa < sb : a < b;
   };
-  auto pop = [&heap] {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+  auto place = [&](std::size_t i, std::uint32_t ri) {
+    heap[i] = ri;
+    resources[ri].heap_pos = static_cast<std::uint32_t>(i);
+  };
+  auto sift_up = [&](std::size_t i) {
+    std::uint32_t x = heap[i];
+    while (i > 0) {
+      std::size_t parent = (i - 1) / 2;
+      if (!less(x, heap[parent])) break;
+      place(i, heap[parent]);
+      i = parent;
+    }
+    place(i, x);
+  };
+  auto sift_down = [&](std::size_t i) {
+    std::uint32_t x = heap[i];
+    const std::size_t n = heap.size();
+    for (;;) {
+      std::size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && less(heap[c + 1], heap[c])) ++c;
+      if (!less(heap[c], x)) break;
+      place(i, heap[c]);
+      i = c;
+    }
+    place(i, x);
+  };
+  auto remove = [&](std::uint32_t ri) {
+    std::size_t i = resources[ri].heap_pos;
+    resources[ri].heap_pos = kNotInHeap;
+    std::uint32_t last = heap.back();
     heap.pop_back();
+    if (i < heap.size()) {
+      place(i, last);
+      sift_up(i);
+      sift_down(resources[last].heap_pos);
+    }
   };
+
   for (std::uint32_t ri : comp_resources) {
     Resource& r = resources[ri];
     r.free_capacity = r.capacity_bps;
     r.unfixed = static_cast<std::uint32_t>(r.flows.size());
-    ++r.version;
-    if (r.unfixed > 0) push({r.free_capacity / r.unfixed, ri, r.version});
+    if (r.unfixed == 0) continue;
+    r.share = r.free_capacity / r.unfixed;
+    heap.push_back(ri);
+    r.heap_pos = static_cast<std::uint32_t>(heap.size() - 1);
   }
+  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
 
   // Fixes flow f at rate x, charging every resource on its path except `skip`.
   auto fix = [&](Flow& f, double x, std::uint32_t skip) {
@@ -285,37 +322,46 @@ void FluidNetwork::Impl::water_fill() {
       Resource& r = resources[ri];
       r.free_capacity -= x;
       --r.unfixed;
-      ++r.version;
-      if (r.unfixed > 0) push({std::max(r.free_capacity, 0.0) / r.unfixed, ri, r.version});
+      if (r.touched != touch_stamp) {
+        r.touched = touch_stamp;
+        touched.push_back(ri);
+      }
     }
   };
 
   std::size_t next_cap = 0;
   for (;;) {
-    while (!heap.empty()) {
-      const ShareEntry& top = heap.front();
-      const Resource& r = resources[top.resource];
-      if (top.version == r.version && r.unfixed > 0) break;
-      pop();
-    }
     while (next_cap < capped.size() && flows[capped[next_cap]].new_rate >= 0.0) ++next_cap;
-    double share = heap.empty() ? kInf : heap.front().share;
+    double share = heap.empty() ? kInf : resources[heap.front()].share;
     double cap = next_cap < capped.size() ? flows[capped[next_cap]].cap : kInf;
     if (share == kInf && cap == kInf) break;
+    ++touch_stamp;
+    touched.clear();
     if (cap <= share) {
       fix(flows[capped[next_cap]], cap, UINT32_MAX);
-      continue;
+    } else {
+      std::uint32_t ri = heap.front();
+      remove(ri);
+      Resource& r = resources[ri];
+      for (const Member& m : r.flows) {
+        Flow& f = flows[m.flow];
+        if (f.new_rate < 0.0) fix(f, share, ri);
+      }
+      r.unfixed = 0;
+      r.free_capacity = 0.0;
     }
-    std::uint32_t ri = heap.front().resource;
-    pop();
-    Resource& r = resources[ri];
-    for (const Member& m : r.flows) {
-      Flow& f = flows[m.flow];
-      if (f.new_rate < 0.0) fix(f, share, ri);
+    for (std::uint32_t ti : touched) {
+      Resource& t = resources[ti];
+      if (t.heap_pos == kNotInHeap) continue;
+      if (t.unfixed == 0) {
+        remove(ti);
+        continue;
+      }
+      // Clamp: subtracting fixed rates can leave -1e-6 of noise where exactly 0 is meant.
+      t.share = std::max(t.free_capacity, 0.0) / t.unfixed;
+      sift_up(t.heap_pos);
+      sift_down(t.heap_pos);
     }
-    r.unfixed = 0;
-    r.free_capacity = 0.0;
-    ++r.version;
   }
 }
 
