@@ -117,6 +117,7 @@ struct FluidNetwork::Impl {
   // Deferred re-solve.
   std::vector<std::uint32_t> dirty;
   bool solve_scheduled = false;
+  EventId solve_event;
   std::uint64_t epoch = 0;
 
   // Scratch reused across solves (no allocation in steady state).
@@ -154,7 +155,7 @@ struct FluidNetwork::Impl {
     dirty.push_back(r);
     if (!solve_scheduled) {
       solve_scheduled = true;
-      engine.schedule_at(
+      solve_event = engine.schedule_at(
           engine.now(), [this] { solve(); }, INT_MAX);
     }
   }
@@ -205,8 +206,11 @@ struct FluidNetwork::Impl {
     if (done) done();
   }
 
+  // Solves now instead of in the pending solve event (which is then dropped).
   void flush() {
+    if (solve_scheduled) engine.cancel(solve_event);
     if (!dirty.empty()) solve();
+    solve_scheduled = false;
   }
 
   void solve();
@@ -405,7 +409,15 @@ void FluidNetwork::Impl::solve() {
 
 FluidNetwork::FluidNetwork(Engine& engine) : impl_(new Impl(engine)) {}
 
-FluidNetwork::~FluidNetwork() { delete impl_; }
+// The engine may outlive the network: cancel every event that would call back into it.
+FluidNetwork::~FluidNetwork() {
+  Impl& m = *impl_;
+  if (m.solve_scheduled) m.engine.cancel(m.solve_event);
+  for (Flow& f : m.flows) {
+    if (f.active) m.engine.cancel(f.done_event);
+  }
+  delete impl_;
+}
 
 ResourceId FluidNetwork::add_resource(std::string name, Bandwidth capacity) {
   MGSIM_CHECK(capacity.bytes_per_second() > 0, "resource '{}' needs a positive capacity", name);

@@ -387,3 +387,21 @@ TEST_CASE("a trace sink gets one bandwidth counter per resource at each rate cha
   }
   CHECK(counters == 2);
 }
+
+TEST_CASE("a network destroyed before the engine runs leaves no events calling into it") {
+  Engine e;
+  bool ran = false;
+  {
+    FluidNetwork net(e);
+    ResourceId link = net.add_resource("link", Bandwidth::GBps(1));
+    std::vector<ResourceId> path{link};
+    net.start_flow(path, Bytes(1000), std::nullopt, [&ran] { ran = true; });
+    FlowId f = net.start_flow(path, Bytes(1000), std::nullopt, [&ran] { ran = true; });
+    CHECK(net.rate(f) == 0.5e9);  // flushes the pending solve: both completions now scheduled
+    net.start_flow(path, Bytes(1000), std::nullopt, [&ran] { ran = true; });  // a new solve
+  }
+  // Every completion and the pending solve were cancelled with the network.
+  CHECK(e.empty());
+  e.run();
+  CHECK_FALSE(ran);
+}
