@@ -1,0 +1,230 @@
+// FluidNetwork's private state (shared by sim/fluid.cpp, the public API and event handling,
+// and sim/detail/fluid_solve.cpp, the re-solve). Not part of the public interface.
+//
+// FluidNetwork: max-min fair sharing by progressive filling, re-solved per connected component.
+//
+// Bookkeeping (why it is shaped like this):
+//   - Each resource keeps the list of active flows crossing it (with the flow's path index, so a
+//     swap-remove can fix the moved flow's back-pointer in O(1)). That list is what makes the
+//     incremental re-solve possible: the component of a touched resource is found by a
+//     breadth-first walk resource -> flows -> resources, and nothing outside it is visited.
+//   - A start or end only records its resources as "dirty" and schedules one solve event at the
+//     same instant with the lowest priority (INT_MAX). Flows that start or end at the same
+//     picosecond (a collective step, a batch of completions) then cost one re-solve, not one
+//     each. Queries (rate, stats) solve first, so callers never see stale rates.
+//   - Progress is lazy: a flow stores `remaining` bytes as of `last_update`; it is advanced only
+//     when its component is re-solved, and its completion event is cancelled and re-scheduled
+//     only when its rate actually changed.
+//
+// Numerics: rates are doubles in bytes/s; remaining is a double in bytes. Advancing uses
+// remaining -= rate * dt_ps / 1e12 (dividing by 1e12, an exact double, rather than multiplying
+// by the inexact 1e-12), and the completion delay is t = remaining * 1e12 / rate picoseconds,
+// rounded up, except that t is first snapped to the nearest integer when within
+// 1e-6 + 1e-12 * t of it. The snap absorbs the few-ulp noise of the divisions (so 1 MB at
+// 50 GB/s is exactly 20'000'000 ps, not 20'000'001), and at worst ends a flow < 1 ps early.
+// With whole-number rates and bytes that divide exactly, completion times are exact.
+//
+// Water-filling: resources sit in an indexed min-heap keyed by their fair share (remaining
+// capacity / unfixed flows, re-sifted when it changes), capped flows in a list sorted by cap. Each
+// step fixes either the smallest cap (one flow) or every unfixed flow of the resource with the
+// smallest share. Cost: O((F * path + R) log R) for a component of F flows, R resources.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/check.hpp"
+#include "sim/engine.hpp"
+#include "sim/fluid.hpp"
+#include "sim/trace.hpp"
+
+namespace mgsim::sim {
+
+namespace detail {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kPsPerSecond = 1e12;
+inline constexpr std::uint32_t kNotInHeap = UINT32_MAX;
+
+struct Member {
+  std::uint32_t flow;  // flow slot
+  std::uint32_t hop;   // index into that flow's path
+};
+
+struct Resource {
+  std::string name;
+  Bandwidth capacity;
+  double capacity_bps = 0.0;
+  std::vector<Member> flows;
+  double rate_sum = 0.0;  // bytes/s allocated now
+  // Statistics.
+  Time last_fold;
+  double busy_ps = 0.0;
+  std::int64_t finished_bytes = 0;  // exact: whole flows that completed
+  double partial_bytes = 0.0;       // progress of flows cancelled midway
+  // Tracing.
+  TraceSink* sink = nullptr;
+  TrackId track;
+  double traced_rate = 0.0;
+  // Solver scratch.
+  std::uint64_t epoch = 0;
+  double free_capacity = 0.0;
+  std::uint32_t unfixed = 0;
+  double share = 0.0;
+  std::uint32_t heap_pos = UINT32_MAX;  // kNotInHeap
+  std::uint64_t touched = 0;
+};
+
+struct Flow {
+  std::uint32_t generation = 1;
+  bool active = false;
+  std::vector<std::uint32_t> path;  // resource indices
+  std::vector<std::uint32_t> pos;   // pos[k]: this flow's index in resources[path[k]].flows
+  std::int64_t bytes = 0;
+  double remaining = 0.0;
+  double rate = 0.0;
+  double cap = kInf;
+  Time last_update;
+  EventId done_event;
+  std::function<void()> on_done;
+  // Solver scratch.
+  std::uint64_t epoch = 0;
+  double new_rate = 0.0;
+};
+
+// Delay until `remaining` bytes have moved at `rate`, in whole picoseconds (see Numerics above).
+inline std::int64_t completion_delay_ps(double remaining, double rate) {
+  if (remaining <= 0.0) return 0;
+  double t = remaining * kPsPerSecond / rate;
+  MGSIM_CHECK(t < 4e18, "flow completion {} ps away overflows the clock (rate {} B/s)", t, rate);
+  double nearest = std::nearbyint(t);
+  if (std::fabs(t - nearest) <= 1e-6 + 1e-12 * t) return static_cast<std::int64_t>(nearest);
+  return static_cast<std::int64_t>(std::ceil(t));
+}
+
+}  // namespace detail
+
+struct FluidNetwork::Impl {
+  using Member = detail::Member;
+  using Resource = detail::Resource;
+  using Flow = detail::Flow;
+
+  explicit Impl(Engine& e) : engine(e) {}
+
+  Engine& engine;
+  std::vector<Resource> resources;
+  std::vector<Flow> flows;
+  std::vector<std::uint32_t> free_flows;
+  std::size_t active = 0;
+  std::uint64_t started = 0;
+  std::uint64_t finished = 0;
+
+  // Deferred re-solve.
+  std::vector<std::uint32_t> dirty;
+  bool solve_scheduled = false;
+  EventId solve_event;
+  std::uint64_t epoch = 0;
+
+  // Scratch reused across solves (no allocation in steady state).
+  std::vector<std::uint32_t> comp_resources;
+  std::vector<std::uint32_t> comp_flows;
+  std::vector<std::uint32_t> capped;
+  std::vector<std::uint32_t> share_heap;
+  std::vector<std::uint32_t> touched;
+  std::uint64_t touch_stamp = 0;
+
+  Flow* lookup(FlowId id) {
+    std::uint64_t low = id.value & 0xFFFF'FFFFull;
+    if (low == 0 || low > flows.size()) return nullptr;
+    Flow& f = flows[low - 1];
+    if (!f.active || f.generation != (id.value >> 32)) return nullptr;
+    return &f;
+  }
+
+  void fold(Resource& r) {
+    Time now = engine.now();
+    r.busy_ps +=
+        r.rate_sum / r.capacity_bps * static_cast<double>((now - r.last_fold).picoseconds());
+    r.last_fold = now;
+  }
+
+  void advance(Flow& f) {
+    Time now = engine.now();
+    if (now == f.last_update) return;
+    f.remaining -=
+        f.rate * static_cast<double>((now - f.last_update).picoseconds()) / detail::kPsPerSecond;
+    if (f.remaining < 0.0) f.remaining = 0.0;
+    f.last_update = now;
+  }
+
+  void mark_dirty(std::uint32_t r) {
+    dirty.push_back(r);
+    if (!solve_scheduled) {
+      solve_scheduled = true;
+      solve_event = engine.schedule_at(
+          engine.now(), [this] { solve(); }, INT_MAX);
+    }
+  }
+
+  std::uint32_t slot_of(const Flow& f) const {
+    return static_cast<std::uint32_t>(&f - flows.data());
+  }
+
+  void schedule_completion(Flow& f) {
+    std::uint32_t slot = slot_of(f);
+    std::int64_t delay = detail::completion_delay_ps(f.remaining, f.rate);
+    f.done_event = engine.schedule_in(Duration::ps(delay), [this, slot] { complete(slot); });
+  }
+
+  // Detaches an active flow from its resources (folding their statistics first) and marks them
+  // dirty. `moved` is the progress credited to the resources.
+  void detach(Flow& f) {
+    for (std::size_t k = 0; k < f.path.size(); ++k) {
+      Resource& r = resources[f.path[k]];
+      fold(r);
+      r.rate_sum -= f.rate;
+      std::uint32_t p = f.pos[k];
+      r.flows[p] = r.flows.back();
+      flows[r.flows[p].flow].pos[r.flows[p].hop] = p;
+      r.flows.pop_back();
+      if (r.flows.empty()) r.rate_sum = 0.0;  // no drift left behind on an idle resource
+      mark_dirty(f.path[k]);
+    }
+  }
+
+  void release(Flow& f) {
+    f.active = false;
+    ++f.generation;
+    f.path.clear();
+    f.pos.clear();
+    f.on_done = nullptr;
+    --active;
+    free_flows.push_back(slot_of(f));
+  }
+
+  void complete(std::uint32_t slot) {
+    Flow& f = flows[slot];
+    for (std::uint32_t r : f.path) resources[r].finished_bytes += f.bytes;
+    detach(f);
+    std::function<void()> done = std::move(f.on_done);
+    release(f);
+    ++finished;
+    if (done) done();
+  }
+
+  // Solves now instead of in the pending solve event (which is then dropped).
+  void flush() {
+    if (solve_scheduled) engine.cancel(solve_event);
+    if (!dirty.empty()) solve();
+    solve_scheduled = false;
+  }
+
+  void solve();
+  void collect_component();
+  void water_fill();
+};
+
+}  // namespace mgsim::sim

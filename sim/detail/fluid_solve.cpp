@@ -1,0 +1,208 @@
+// The re-solve of FluidNetwork: collect the component of the dirty resources, advance its
+// flows, water-fill, and re-schedule the completions whose rate changed. The model, numerics
+// and costs are described in sim/detail/fluid_impl.hpp.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "sim/detail/fluid_impl.hpp"
+
+namespace mgsim::sim {
+
+using detail::Flow;
+using detail::kInf;
+using detail::kNotInHeap;
+using detail::Member;
+using detail::Resource;
+
+void FluidNetwork::Impl::collect_component() {
+  ++epoch;
+  comp_resources.clear();
+  comp_flows.clear();
+  for (std::uint32_t seed : dirty) {
+    if (resources[seed].epoch == epoch) continue;
+    resources[seed].epoch = epoch;
+    comp_resources.push_back(seed);
+  }
+  dirty.clear();
+  // Breadth-first over resource -> flows -> resources; comp_resources grows while we walk it.
+  for (std::size_t i = 0; i < comp_resources.size(); ++i) {
+    for (const Member& m : resources[comp_resources[i]].flows) {
+      Flow& f = flows[m.flow];
+      if (f.epoch == epoch) continue;
+      f.epoch = epoch;
+      comp_flows.push_back(m.flow);
+      for (std::uint32_t r : f.path) {
+        if (resources[r].epoch == epoch) continue;
+        resources[r].epoch = epoch;
+        comp_resources.push_back(r);
+      }
+    }
+  }
+}
+
+void FluidNetwork::Impl::water_fill() {
+  // `fixed` is flagged by new_rate >= 0; unfixed flows hold -1.
+  capped.clear();
+  for (std::uint32_t fi : comp_flows) {
+    Flow& f = flows[fi];
+    f.new_rate = -1.0;
+    if (f.cap < kInf) capped.push_back(fi);
+  }
+  std::sort(capped.begin(), capped.end(), [this](std::uint32_t a, std::uint32_t b) {
+    if (flows[a].cap != flows[b].cap) return flows[a].cap < flows[b].cap;
+    return a < b;
+  });
+
+  // An indexed binary min-heap of the component's resources keyed by fair share (ties by
+  // index, for determinism). Fixing flows at the minimum share only raises the others' shares
+  // ((C - s) / (n - 1) >= C / n when s <= C / n), so each step re-sifts the touched resources
+  // once instead of pushing a new entry per fixed flow.
+  std::vector<std::uint32_t>& heap = share_heap;
+  heap.clear();
+  auto less = [this](std::uint32_t a, std::uint32_t b) {
+    double sa = resources[a].share;
+    double sb = resources[b].share;
+    return sa != sb ? sa < sb : a < b;
+  };
+  auto place = [&](std::size_t i, std::uint32_t ri) {
+    heap[i] = ri;
+    resources[ri].heap_pos = static_cast<std::uint32_t>(i);
+  };
+  auto sift_up = [&](std::size_t i) {
+    std::uint32_t x = heap[i];
+    while (i > 0) {
+      std::size_t parent = (i - 1) / 2;
+      if (!less(x, heap[parent])) break;
+      place(i, heap[parent]);
+      i = parent;
+    }
+    place(i, x);
+  };
+  auto sift_down = [&](std::size_t i) {
+    std::uint32_t x = heap[i];
+    const std::size_t n = heap.size();
+    for (;;) {
+      std::size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && less(heap[c + 1], heap[c])) ++c;
+      if (!less(heap[c], x)) break;
+      place(i, heap[c]);
+      i = c;
+    }
+    place(i, x);
+  };
+  auto remove = [&](std::uint32_t ri) {
+    std::size_t i = resources[ri].heap_pos;
+    resources[ri].heap_pos = kNotInHeap;
+    std::uint32_t last = heap.back();
+    heap.pop_back();
+    if (i < heap.size()) {
+      place(i, last);
+      sift_up(i);
+      sift_down(resources[last].heap_pos);
+    }
+  };
+
+  for (std::uint32_t ri : comp_resources) {
+    Resource& r = resources[ri];
+    r.free_capacity = r.capacity_bps;
+    r.unfixed = static_cast<std::uint32_t>(r.flows.size());
+    if (r.unfixed == 0) continue;
+    r.share = r.free_capacity / r.unfixed;
+    heap.push_back(ri);
+    r.heap_pos = static_cast<std::uint32_t>(heap.size() - 1);
+  }
+  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
+
+  // Fixes flow f at rate x, charging every resource on its path except `skip`.
+  auto fix = [&](Flow& f, double x, std::uint32_t skip) {
+    f.new_rate = x;
+    for (std::uint32_t ri : f.path) {
+      if (ri == skip) continue;
+      Resource& r = resources[ri];
+      r.free_capacity -= x;
+      --r.unfixed;
+      if (r.touched != touch_stamp) {
+        r.touched = touch_stamp;
+        touched.push_back(ri);
+      }
+    }
+  };
+
+  std::size_t next_cap = 0;
+  for (;;) {
+    while (next_cap < capped.size() && flows[capped[next_cap]].new_rate >= 0.0) ++next_cap;
+    double share = heap.empty() ? kInf : resources[heap.front()].share;
+    double cap = next_cap < capped.size() ? flows[capped[next_cap]].cap : kInf;
+    if (share == kInf && cap == kInf) break;
+    ++touch_stamp;
+    touched.clear();
+    if (cap <= share) {
+      fix(flows[capped[next_cap]], cap, UINT32_MAX);
+    } else {
+      std::uint32_t ri = heap.front();
+      remove(ri);
+      Resource& r = resources[ri];
+      for (const Member& m : r.flows) {
+        Flow& f = flows[m.flow];
+        if (f.new_rate < 0.0) fix(f, share, ri);
+      }
+      r.unfixed = 0;
+      r.free_capacity = 0.0;
+    }
+    for (std::uint32_t ti : touched) {
+      Resource& t = resources[ti];
+      if (t.heap_pos == kNotInHeap) continue;
+      if (t.unfixed == 0) {
+        remove(ti);
+        continue;
+      }
+      // Clamp: subtracting fixed rates can leave -1e-6 of noise where exactly 0 is meant.
+      t.share = std::max(t.free_capacity, 0.0) / t.unfixed;
+      sift_up(t.heap_pos);
+      sift_down(t.heap_pos);
+    }
+  }
+}
+
+void FluidNetwork::Impl::solve() {
+  solve_scheduled = false;  // a later start at this instant schedules a fresh solve
+  if (dirty.empty()) return;
+  collect_component();
+  for (std::uint32_t fi : comp_flows) advance(flows[fi]);
+  for (std::uint32_t ri : comp_resources) fold(resources[ri]);
+  water_fill();
+
+  for (std::uint32_t fi : comp_flows) {
+    Flow& f = flows[fi];
+    MGSIM_CHECK(f.new_rate > 0.0, "flow over '{}' got no bandwidth",
+                resources[f.path.front()].name);
+    if (f.new_rate == f.rate) continue;
+    f.rate = f.new_rate;
+    engine.cancel(f.done_event);
+    schedule_completion(f);
+  }
+  TraceSink* sink = engine.trace();
+  for (std::uint32_t ri : comp_resources) {
+    Resource& r = resources[ri];
+    double sum = 0.0;
+    for (const Member& m : r.flows) sum += flows[m.flow].rate;
+    r.rate_sum = sum;
+    if (sink != nullptr && sum != r.traced_rate) {
+      if (r.sink != sink) {
+        std::string_view name = r.name;
+        std::size_t dot = name.find('.');
+        r.track = dot == std::string_view::npos
+                      ? sink->track(name, name)
+                      : sink->track(name.substr(0, dot), name.substr(dot + 1));
+        r.sink = sink;
+      }
+      sink->counter(r.track, "GB/s", engine.now(), sum / 1e9);
+      r.traced_rate = sum;
+    }
+  }
+}
+
+}  // namespace mgsim::sim
