@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Builds validate/cuda and runs every H200 measurement in one go, for mgsim's calibration.
+#
+# Run through the device tool on kind nvidia-h200-x2 (2 H200s), from the repository root:
+#   run(kind="nvidia-h200-x2", timeout_s=600, command="bash scripts/measure_h200.sh")
+# Results: $OUT/results.tar.gz (folder h200/: one CSV per family plus system/*.txt) and
+# $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
+# what finished. Unpack into validate/data/ and commit; docs/MEASUREMENTS.md says what is what.
+set -u -o pipefail
+
+# NVLink multicast (NVLS) must stay off on these shared machines: a program using it can take the
+# host's GPUs out of service. Nothing here uses multimem or cuMulticastCreate either.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export MGSIM_LAUNCHED_BY="scripts/measure_h200.sh (device tool, nvidia-h200-x2)"
+export PATH=/usr/local/cuda/bin:$PATH
+
+REPO=$(pwd)
+OUT=${OUT:-$REPO/measure-out}
+mkdir -p "$OUT"
+STAGE=$(mktemp -d)
+RES=$STAGE/h200
+mkdir -p "$RES/system"
+exec > >(tee -a "$OUT/log.txt") 2>&1
+DEADLINE=${MEASURE_DEADLINE_S:-560}  # seconds after start; the device tool stops a command at 600
+
+pack() { tar -czf "$OUT/results.tar.gz.tmp" -C "$STAGE" h200 && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"; }
+
+# step NAME LIMIT_S CMD...: runs CMD in $RES under a time limit, logs its status, repacks.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((DEADLINE - SECONDS))
+  if ((left < 15)); then
+    echo "=== $name SKIPPED: out of time"
+    return
+  fi
+  ((limit > left)) && limit=$left
+  echo "=== $name start $(date -u +%H:%M:%S) limit ${limit}s"
+  local t0=$SECONDS
+  (cd "$RES" && timeout -k 5 "$limit" "$@")
+  echo "=== $name rc=$? in $((SECONDS - t0))s"
+  pack
+}
+
+echo "=== system $(date -u +%FT%TZ)"
+nvidia-smi >"$RES/system/nvidia-smi.txt" 2>&1
+nvidia-smi topo -m >"$RES/system/topo.txt" 2>&1
+nvidia-smi nvlink -s >"$RES/system/nvlink_status.txt" 2>&1
+nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_start.txt" 2>&1
+nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit \
+  --format=csv >"$RES/system/gpus.txt" 2>&1
+{ nvcc --version; cmake --version | head -1; uname -r; nproc; } >"$RES/system/toolchain.txt" 2>&1
+cat "$RES/system/topo.txt" "$RES/system/gpus.txt" "$RES/system/nvlink_status.txt"
+nvidia-smi dmon -s pc -d 1 -o T >"$RES/system/dmon.txt" 2>&1 &
+DMON=$!
+
+NCCL_ROOT=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null || true)
+echo "NCCL_ROOT=${NCCL_ROOT:-none}"
+[ -n "$NCCL_ROOT" ] && export LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
+echo "=== build start $(date -u +%H:%M:%S)"
+t0=$SECONDS
+cmake -S validate/cuda -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} >"$RES/system/build.txt" 2>&1
+ninja -C build-cuda -k 0 >>"$RES/system/build.txt" 2>&1
+echo "=== build rc=$? in $((SECONDS - t0))s"
+grep -iE "error|warning|NCCL" "$RES/system/build.txt" | head -20
+BIN=$REPO/build-cuda
+# The TMA kernel must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS) in SASS.
+cuobjdump -sass "$BIN/peer_sm" 2>/dev/null | grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*" |
+  sort | uniq -c >"$RES/system/sass_peer_sm.txt"
+cat "$RES/system/sass_peer_sm.txt"
+pack
+
+step hbm_l2 120 "$BIN/hbm_l2" --out .
+step launch 90 "$BIN/launch" --out .
+step gemm 150 "$BIN/gemm" --out .
+NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV step nccl 180 "$BIN/nccl_bench" --out .
+step overlap 180 "$BIN/overlap" --out .
+step peer_ce 150 "$BIN/peer_ce" --out .
+step peer_sm 240 "$BIN/peer_sm" --out .
+step flag 150 "$BIN/flag" --out .
+
+nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
+kill "$DMON" 2>/dev/null
+pack
+echo "=== done in ${SECONDS}s"
+grep -h "VERIFY FAILED" "$OUT/log.txt" | sort | uniq -c | head -20
+for f in "$RES"/*.csv; do echo "$(basename "$f"): $(grep -vc '^#' "$f") lines, ok=0 rows: $(grep -v '^#' "$f" | grep -c ',0$')"; done
+sleep 1  # let tee flush the log
+exit 0

@@ -1,0 +1,91 @@
+// cuBLAS bf16 GEMM rate by shape on GPU 0 (gemm.csv).
+//
+// C[M x N] = A[M x K] * B[N x K]^T, bf16 in and out, fp32 accumulation (cublasGemmEx, TN in
+// column-major terms). Inputs are random in [-1, 1) (never zeros: a product on zeros ran 13 %
+// faster on an H200 here); C is poisoned with NaN before the warm-up and 48 sampled entries are
+// compared with a float64 reference after the timed runs. Small shapes fit in L2 and are timed
+// that way on purpose: that is how they run inside real kernels' loops.
+#include <set>
+#include <tuple>
+
+#include "cases.hpp"
+#include "gemm_util.cuh"
+
+using namespace mgbench;
+
+namespace {
+
+constexpr int kDev = 0;
+
+std::vector<std::tuple<int, int, int>> shapes() {
+  std::set<std::tuple<int, int, int>> s;
+  for (int n : {1024, 2048, 4096, 8192, 16384}) s.insert({n, n, n});
+  s.insert({16384, 8192, 8192});
+  for (int k : {512, 1024, 2048, 4096, 8192}) s.insert({32768, 32768, k});
+  for (int k : {512, 1024, 2048}) s.insert({8192, 8192, k});
+  // Skinny (decode-like) shapes: few rows against a large weight.
+  for (int m : {16, 64, 128, 256, 512}) s.insert({m, 8192, 8192});
+  s.insert({128, 28672, 8192});
+  s.insert({8192, 128, 8192});
+  // Every GEMM the overlap cases run, whole and per chunk.
+  for (auto c : ag_gemm_cases()) {
+    s.insert({c.m_total, c.n_local, c.k});
+    for (int ch : overlap_chunks()) s.insert({c.m_total / kWorld / ch, c.n_local, c.k});
+  }
+  for (auto c : gemm_rs_cases()) {
+    s.insert({c.m_total, c.n, c.k_total / kWorld});
+    for (int ch : overlap_chunks()) s.insert({c.m_total / kWorld / ch, c.n, c.k_total / kWorld});
+  }
+  return {s.begin(), s.end()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CUDA_CHECK(cudaSetDevice(kDev));
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  Csv csv(argc, argv, "gemm.csv",
+          "cuBLAS bf16 GEMM on GPU 0: C[MxN] = A[MxK] * B[NxK]^T, bf16 in/out, fp32 accumulate, random inputs",
+          {kDev}, {{"cublas_version", cublas_version_string(h)}, {"layout", "row-major A[MxK], B[NxK], C[MxN] (cuBLAS TN)"},
+                   {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, default workspace"}},
+          "m,n,k,dtype,flop," + stat_cols("time_us") + ",tflops_median,tflops_best,reps,ok");
+
+  size_t max_a = 0, max_b = 0, max_c = 0;
+  auto list = shapes();
+  for (auto [m, n, k] : list) {
+    max_a = std::max(max_a, size_t(m) * k);
+    max_b = std::max(max_b, size_t(n) * k);
+    max_c = std::max(max_c, size_t(m) * n);
+  }
+  bf16* A = static_cast<bf16*>(device_alloc(kDev, max_a * sizeof(bf16)));
+  bf16* B = static_cast<bf16*>(device_alloc(kDev, max_b * sizeof(bf16)));
+  bf16* C = static_cast<bf16*>(device_alloc(kDev, max_c * sizeof(bf16)));
+
+  for (auto [m_, n_, k_] : list) {
+    const int m = m_, n = n_, k = k_;  // lambdas cannot capture structured bindings in C++17
+    GemmRef ref{size_t(k), 11u + uint32_t(k), 977u + uint32_t(m)};
+    fill_bf16(kDev, A, m, k, 0, 0, k, ref.seed_a);
+    fill_bf16(kDev, B, n, k, 0, 0, k, ref.seed_b);
+    poison(kDev, C, size_t(m) * n * sizeof(bf16));
+    double flop = 2.0 * m * n * k;
+    RepeatOpts o;
+    o.warmup = 3;
+    o.min_reps = 7;
+    o.max_reps = 50;
+    o.budget_ms = 250;
+    Stats st = time_stream(kDev, s, [&] { gemm_bf16(h, s, m, n, k, A, B, C, n); }, o);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    int ok = check_gemm(kDev, C, m, n, n, 0, 0, ref);
+    csv.row("%d,%d,%d,bf16,%.0f,%s,%.1f,%.1f,%d,%d", m, n, k, flop, stat_vals(st).c_str(), flop / st.median * 1e-6,
+            flop / st.min * 1e-6, st.n, ok);
+  }
+  CUDA_CHECK(cudaFree(A));
+  CUDA_CHECK(cudaFree(B));
+  CUDA_CHECK(cudaFree(C));
+  CUBLAS_CHECK(cublasDestroy(h));
+  CUDA_CHECK(cudaStreamDestroy(s));
+  return 0;
+}
