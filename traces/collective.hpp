@@ -1,0 +1,87 @@
+// One collective operation across all ranks of a world, expanded into copy-engine peer copies.
+//
+// Ring (all_reduce, all_gather, reduce_scatter), as NCCL's ring algorithm moves data:
+//   - the buffer of `bytes` is split into n segments (bytes / n, the first bytes % n segments one
+//     byte larger), each cut into chunks of at most `chunk` bytes;
+//   - steps: all_reduce 2(n-1) (reduce-scatter then all-gather), the others n-1. At step s rank r
+//     sends segment (r - s) mod n to rank r+1, chunk by chunk;
+//   - step s > 0 of a chunk waits until rank r has received that chunk's step s-1 from rank r-1
+//     (it forwards what it just received: NCCL-like pipelining across ranks and chunks);
+//   - a rank issues its sends in NCCL's loop order (chunk-major, then step) and never out of
+//     order; the copy engines bound how many are in flight.
+// all_to_all: rank r sends bytes/n to every other rank (peers r+1, r+2, ... in that order,
+// chunk-major), with no dependency between sends.
+// Every send also waits until its receiver has reached the collective (posted its buffers).
+// A rank's part is done when its sends are done and everything addressed to it has arrived.
+//
+// Ignores: reduction arithmetic (copy engines cannot reduce; the time of the adds is taken as
+// hidden behind the copies), NCCL's protocols (LL/LL128/Simple), channels and proxy threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/units.hpp"
+#include "traces/schedule.hpp"
+#include "traces/transfers.hpp"
+
+namespace mgsim::traces {
+
+class CollectiveRun {
+ public:
+  // `on_rank_done(rank)` runs (as an engine event) when a rank's part is done.
+  // REQUIRES: ranks >= 2, bytes > 0, chunk > 0.
+  CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveKind kind, int ranks,
+                std::int64_t bytes, std::int64_t chunk, std::function<void(int)> on_rank_done);
+
+  // Rank `rank` reached the collective now.
+  void join(int rank);
+  // Who `rank` is waiting on, for deadlock reports ("" when not blocked).
+  std::string blocked_reason(int rank) const;
+
+  CollectiveKind kind() const { return kind_; }
+  std::int64_t bytes() const { return bytes_; }
+  sim::Time begin() const { return begin_; }
+  sim::Time end() const { return end_; }
+  std::int64_t sends() const { return total_sends_; }
+
+ private:
+  struct Rank {
+    bool joined = false;
+    bool done = false;
+    std::int64_t cursor = 0;  // next send (index into the rank's send order) to issue
+    std::int64_t sends_left = 0;
+    std::int64_t recvs_left = 0;
+    std::vector<std::uint8_t> sent;  // per send index: finished
+  };
+
+  std::int64_t segment_bytes(int segment) const;
+  // Bytes of the send with index `idx` of rank r (0: that send does not exist), and its peer.
+  std::int64_t send_bytes(int r, std::int64_t idx) const;
+  int send_peer(int r, std::int64_t idx) const;
+  // 0 when send idx of rank r may start; otherwise the rank it waits for, plus one.
+  int waits_on(int r, std::int64_t idx) const;
+  void issue(int r);
+  void send_done(int r, std::int64_t idx, int dst);
+  void check_done(int r);
+
+  sim::Engine& engine_;
+  Transfers& transfers_;
+  CollectiveKind kind_;
+  int n_;
+  std::int64_t bytes_;
+  std::int64_t chunk_;
+  int steps_;                     // ring: steps; all_to_all: n-1 peers
+  std::int64_t chunks_;           // chunks of the largest segment
+  std::int64_t order_size_;       // chunks_ * steps_
+  std::function<void(int)> on_rank_done_;
+  std::vector<Rank> ranks_;
+  std::int64_t total_sends_ = 0;
+  int joined_ = 0;
+  sim::Time begin_ = sim::Time::max();
+  sim::Time end_ = sim::Time::zero();
+};
+
+}  // namespace mgsim::traces

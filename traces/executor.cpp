@@ -1,0 +1,316 @@
+#include "traces/executor.hpp"
+
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+#include "sim/trace.hpp"
+#include "traces/collective.hpp"
+
+namespace mgsim::traces {
+namespace {
+
+// A loop body or stream op list being walked, with the loop's bounds when it is a loop.
+struct Frame {
+  const std::vector<Op>* ops = nullptr;
+  std::size_t pc = 0;
+  int slot = -1;  // loop variable slot, -1 for the stream's own list
+  std::int64_t to = 0, step = 1;
+};
+
+struct StreamRun {
+  int rank = 0;
+  int def = 0;
+  Env env;
+  std::vector<Frame> frames;
+  bool done = false;
+  sim::Time end;
+  std::int64_t ops = 0;
+  int collectives_seen = 0;
+  const Op* current = nullptr;  // the op it is in, for reports
+  std::string waiting;          // set while blocked on an event
+  CollectiveRun* collective = nullptr;
+};
+
+using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
+
+struct EventState {
+  bool recorded = false;
+  std::vector<int> waiters;  // stream indices
+};
+
+// Executed ops per run; far above any real schedule, low enough that a runaway loop of zero-time
+// ops ends with an error instead of looking like a hang.
+constexpr std::int64_t kMaxOps = 200'000'000;
+
+class Executor {
+ public:
+  Executor(const Schedule& s, const Env& params, sim::Engine& engine, sim::FluidNetwork& net,
+           Interconnect& fabric, const DeviceModel& device)
+      : s_(s), engine_(engine) {
+    Env base = params;
+    base.resize(static_cast<std::size_t>(s.slot_count), 0);
+    world_ = fabric.gpu_count();
+    if (s.world) {
+      const std::int64_t w = s.world->eval_positive(base, "world");
+      if (w > fabric.gpu_count())
+        s.world->fail(fmt::format("world {} is larger than the topology's {} GPUs", w,
+                                  fabric.gpu_count()));
+      world_ = static_cast<int>(w);
+    }
+    base[static_cast<std::size_t>(s.world_slot)] = world_;
+    transfers_ = std::make_unique<Transfers>(engine, net, fabric, device, world_);
+    for (int r = 0; r < world_; ++r) {
+      base[static_cast<std::size_t>(s.rank_slot)] = r;
+      for (std::size_t d = 0; d < s.streams.size(); ++d) {
+        const StreamDef& def = s.streams[d];
+        if (def.condition && def.condition->eval(base) == 0) continue;
+        StreamRun run;
+        run.rank = r;
+        run.def = static_cast<int>(d);
+        run.env = base;
+        run.frames.push_back({&def.ops, 0, -1, 0, 1});
+        streams_.push_back(std::move(run));
+      }
+    }
+    began_.assign(streams_.size(), sim::Time::zero());
+  }
+
+  RunResult run() {
+    for (std::size_t i = 0; i < streams_.size(); ++i)
+      engine_.schedule_in(sim::Duration::zero(), [this, i] { advance(static_cast<int>(i)); });
+    engine_.run();
+    RunResult out;
+    out.world = world_;
+    out.end = engine_.now();
+    out.events = engine_.events_processed();
+    for (const StreamRun& st : streams_) {
+      const std::string& name = s_.streams[static_cast<std::size_t>(st.def)].name;
+      if (st.done) {
+        out.streams.push_back({st.rank, name, st.end, st.ops});
+        continue;
+      }
+      std::string why = st.waiting;
+      if (st.collective) {
+        why = fmt::format("{} (the {} of stream '{}'): waiting for {}",
+                          to_string(st.collective->kind()), ordinal(st.collectives_seen - 1), name,
+                          st.collective->blocked_reason(st.rank));
+      }
+      out.blocked.push_back({st.rank, name, why,
+                             st.current ? st.current->where : sim::SourceLocation{}});
+    }
+    for (const auto& c : collective_order_) {
+      out.collectives.push_back({c.run->kind(), c.stream, c.run->bytes(), c.dtype, world_,
+                                 c.run->begin(), c.run->end(), c.run->sends()});
+    }
+    return out;
+  }
+
+ private:
+  static std::string ordinal(int n) { return fmt::format("collective #{}", n); }
+
+  // Walks stream `i` until an op has to wait (for time, bytes, an event or other ranks).
+  void advance(int i) {
+    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+    while (!st.frames.empty()) {
+      Frame& f = st.frames.back();
+      if (f.pc == f.ops->size()) {
+        if (f.slot >= 0) {
+          std::int64_t& v = st.env[static_cast<std::size_t>(f.slot)];
+          v += f.step;
+          if (v < f.to) {
+            f.pc = 0;
+            continue;
+          }
+        }
+        st.frames.pop_back();
+        continue;
+      }
+      const Op& op = (*f.ops)[f.pc++];
+      if (op.condition && op.condition->eval(st.env) == 0) continue;
+      if (++ops_executed_ > kMaxOps)
+        throw sim::ConfigError(op.where, fmt::format("the schedule executes more than {} ops; "
+                                                     "is a loop bound wrong?",
+                                                     kMaxOps));
+      ++st.ops;
+      st.current = &op;
+      if (!dispatch(i, op)) return;  // the op finishes later and calls advance(i) again
+    }
+    st.done = true;
+    st.end = engine_.now();
+    st.current = nullptr;
+  }
+
+  // Starts `op` on stream i. Returns true when it finished at once.
+  bool dispatch(int i, const Op& op) {
+    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+    switch (op.kind) {
+      case Op::Kind::for_loop: {
+        const ForOp& loop = op.loop.front();
+        const std::int64_t from = loop.from.eval(st.env);
+        const std::int64_t to = loop.to.eval(st.env);
+        const std::int64_t step = loop.step.eval_positive(st.env, "a loop step");
+        if (from < to) {
+          st.env[static_cast<std::size_t>(loop.slot)] = from;
+          st.frames.push_back({&loop.body, 0, loop.slot, to, step});
+        }
+        return true;
+      }
+      case Op::Kind::record: {
+        EventState& e = events_[event_key(st, op.event, st.rank)];
+        e.recorded = true;
+        for (int w : e.waiters) resume_later(w);
+        e.waiters.clear();
+        return true;
+      }
+      case Op::Kind::wait: {
+        const int rank = op.event.rank ? check_rank(*op.event.rank, st.env) : st.rank;
+        const EventKey key = event_key(st, op.event, rank);
+        EventState& e = events_[key];
+        if (e.recorded) return true;
+        e.waiters.push_back(i);
+        st.waiting = fmt::format("event '{}' (index {}) on rank {}",
+                                 s_.event_names[static_cast<std::size_t>(op.event.name)],
+                                 std::get<2>(key), rank);
+        began_[static_cast<std::size_t>(i)] = engine_.now();
+        return false;
+      }
+      case Op::Kind::delay:
+        finish_later(i, op.delay, "delay");
+        return false;
+      case Op::Kind::memcpy: {
+        const std::int64_t bytes = op.memcpy.bytes.eval_positive(st.env, "memcpy bytes");
+        const int src = op.memcpy.src ? check_rank(*op.memcpy.src, st.env) : st.rank;
+        const int dst = op.memcpy.dst ? check_rank(*op.memcpy.dst, st.env) : st.rank;
+        if (src != st.rank && dst != st.rank)
+          throw sim::ConfigError(op.where, fmt::format("rank {} issues a memcpy from rank {} to "
+                                                       "rank {}: a copy engine copies to or from "
+                                                       "its own GPU",
+                                                       st.rank, src, dst));
+        began_[static_cast<std::size_t>(i)] = engine_.now();
+        transfers_->copy(st.rank, src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy",
+                         [this, i] { op_done(i, "memcpy"); });
+        return false;
+      }
+      case Op::Kind::collective: return join_collective(i, op);
+    }
+    return true;
+  }
+
+  bool join_collective(int i, const Op& op) {
+    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+    const CollectiveOp& c = op.collective;
+    const std::int64_t bytes = c.bytes.eval_positive(st.env, "collective bytes");
+    if (bytes % c.dtype.size != 0)
+      c.bytes.fail(fmt::format("{} bytes is not a whole number of {} elements ({} bytes each)",
+                               bytes, c.dtype.name, c.dtype.size));
+    const std::int64_t chunk = c.chunk ? c.chunk->eval_positive(st.env, "chunk") : bytes;
+    const int seen = st.collectives_seen++;
+    began_[static_cast<std::size_t>(i)] = engine_.now();
+    if (world_ < 2) return true;  // nothing to exchange with one rank
+    auto key = std::make_pair(st.def, seen);
+    auto it = collectives_.find(key);
+    if (it == collectives_.end()) {
+      auto run = std::make_unique<CollectiveRun>(
+          engine_, *transfers_, c.kind, world_, bytes, chunk,
+          [this, key](int rank) { collective_rank_done(key, rank); });
+      collective_order_.push_back({run.get(), s_.streams[static_cast<std::size_t>(st.def)].name,
+                                   c.dtype});
+      it = collectives_.emplace(key, Entry{std::move(run), {}}).first;
+      it->second.streams.assign(static_cast<std::size_t>(world_), -1);
+    } else if (it->second.run->kind() != c.kind || it->second.run->bytes() != bytes) {
+      throw sim::ConfigError(op.where,
+                             fmt::format("rank {} calls {} of {} bytes where rank(s) before it "
+                                         "called {} of {} bytes (collective #{} of stream '{}')",
+                                         st.rank, to_string(c.kind), bytes,
+                                         to_string(it->second.run->kind()),
+                                         it->second.run->bytes(), seen,
+                                         s_.streams[static_cast<std::size_t>(st.def)].name));
+    }
+    it->second.streams[static_cast<std::size_t>(st.rank)] = i;
+    st.collective = it->second.run.get();
+    it->second.run->join(st.rank);
+    return false;
+  }
+
+  void collective_rank_done(std::pair<int, int> key, int rank) {
+    const int i = collectives_.at(key).streams[static_cast<std::size_t>(rank)];
+    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+    trace_slice(i, to_string(st.collective->kind()));
+    st.collective = nullptr;
+    advance(i);
+  }
+
+  int check_rank(const Expr& e, const Env& env) const {
+    const std::int64_t r = e.eval(env);
+    if (r < 0 || r >= world_)
+      e.fail(fmt::format("rank {} is outside the world (ranks 0 to {})", r, world_ - 1));
+    return static_cast<int>(r);
+  }
+
+  EventKey event_key(const StreamRun& st, const EventRef& ref, int rank) const {
+    return {rank, ref.name, ref.index ? ref.index->eval(st.env) : 0};
+  }
+
+  void resume_later(int i) {
+    engine_.schedule_in(sim::Duration::zero(), [this, i] {
+      streams_[static_cast<std::size_t>(i)].waiting.clear();
+      trace_slice(i, "wait");
+      advance(i);
+    });
+  }
+
+  void finish_later(int i, sim::Duration d, const char* label) {
+    began_[static_cast<std::size_t>(i)] = engine_.now();
+    engine_.schedule_in(d, [this, i, label] { op_done(i, label); });
+  }
+
+  void op_done(int i, const char* label) {
+    trace_slice(i, label);
+    advance(i);
+  }
+
+  void trace_slice(int i, std::string_view label) {
+    sim::TraceSink* trace = engine_.trace();
+    if (!trace) return;
+    const StreamRun& st = streams_[static_cast<std::size_t>(i)];
+    const sim::TrackId track = trace->track(fmt::format("rank {}", st.rank),
+                                            s_.streams[static_cast<std::size_t>(st.def)].name);
+    trace->slice(track, label, began_[static_cast<std::size_t>(i)], engine_.now());
+  }
+
+  struct Entry {
+    std::unique_ptr<CollectiveRun> run;
+    std::vector<int> streams;  // rank -> stream index
+  };
+  struct Ordered {
+    CollectiveRun* run;
+    std::string stream;
+    Dtype dtype;
+  };
+
+  const Schedule& s_;
+  sim::Engine& engine_;
+  int world_ = 0;
+  std::unique_ptr<Transfers> transfers_;
+  std::vector<StreamRun> streams_;
+  std::vector<sim::Time> began_;  // per stream: when its current op began
+  std::map<EventKey, EventState> events_;
+  std::map<std::pair<int, int>, Entry> collectives_;
+  std::vector<Ordered> collective_order_;
+  std::uint64_t copy_hint_ = 0;
+  std::int64_t ops_executed_ = 0;
+};
+
+}  // namespace
+
+RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
+                  sim::FluidNetwork& net, Interconnect& fabric, const DeviceModel& device) {
+  Executor ex(schedule, params, engine, net, fabric, device);
+  return ex.run();
+}
+
+}  // namespace mgsim::traces

@@ -1,0 +1,99 @@
+// Copy-engine transfers: how the host-level ops of a schedule move bytes (memcpy and the peer
+// copies collectives expand into).
+//
+// Model (one GPU per rank):
+//   - Each GPU has `copy_engines` engines; a transfer holds one engine from the moment it gets it
+//     until its last byte has moved. Transfers wait for a free engine in FIFO order (the lowest
+//     free engine index is taken, so runs are deterministic).
+//   - After taking an engine a transfer waits `copy_engine_setup` plus the path latency (the
+//     route's latency for a peer copy, the HBM latency for a local one), then its bytes flow.
+//   - A peer copy is one fluid flow over [engine, route resources...]; each engine is a resource of
+//     `copy_engine_bandwidth`, so an engine's rate caps its copy and the fabric shares the links.
+//   - A local copy (src == dst) reads and writes the same HBM: two flows of `bytes` each, a write
+//     flow over [engine, hbm] and a read flow over [hbm] capped at the engine's bandwidth; it is
+//     done when both are.
+// Ignores: HBM traffic of peer copies (NVLink injection is at most ~1/5 of HBM bandwidth on the
+// H100/H200/B200 parts, so HBM is not the bottleneck of a host-level peer copy), host API costs
+// beyond the setup, splitting one copy across engines.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/fluid.hpp"
+#include "sim/trace.hpp"
+#include "sim/units.hpp"
+
+namespace mgsim::traces {
+
+// What the executor needs of the GPUs: the copy-engine and HBM parameters.
+struct DeviceModel {
+  int copy_engines = 1;
+  sim::Bandwidth copy_engine_bandwidth;
+  sim::Duration copy_engine_setup;
+  sim::Bandwidth hbm_bandwidth;
+  sim::Duration hbm_latency;
+};
+
+struct PeerRoute {
+  std::span<const sim::ResourceId> resources;
+  sim::Duration latency;
+};
+
+// What the executor needs of the fabric: GPU-to-GPU routes of resources in the same FluidNetwork.
+class Interconnect {
+ public:
+  virtual ~Interconnect() = default;
+  virtual int gpu_count() const = 0;
+  // REQUIRES: src != dst, both in [0, gpu_count()). The span stays valid for the Interconnect's
+  // lifetime. `hint` spreads flows over equal-cost paths deterministically.
+  virtual PeerRoute route(int src, int dst, std::uint64_t hint) = 0;
+};
+
+class Transfers {
+ public:
+  // Adds one resource per copy engine and one HBM resource per GPU of [0, gpus) to `net`.
+  Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& fabric,
+            const DeviceModel& device, int gpus);
+
+  // Copies `bytes` from GPU `src` to GPU `dst` with an engine of GPU `owner`; `done` runs when
+  // the last byte has moved. `label` names the slice on the engine's trace track.
+  // REQUIRES: bytes > 0; owner, src, dst in [0, gpus).
+  void copy(int owner, int src, int dst, sim::Bytes bytes, std::uint64_t hint,
+            std::string_view label, std::function<void()> done);
+
+  sim::ResourceId hbm(int gpu) const { return gpus_[static_cast<std::size_t>(gpu)].hbm; }
+
+ private:
+  struct Request {
+    int src, dst;
+    sim::Bytes bytes;
+    std::uint64_t hint;
+    std::string_view label;
+    std::function<void()> done;
+  };
+  struct Gpu {
+    std::vector<sim::ResourceId> engines;
+    std::vector<bool> busy;
+    std::deque<Request> waiting;
+    sim::ResourceId hbm;
+  };
+
+  void start(int owner, int engine_index, Request req);
+  void release(int owner, int engine_index);
+
+  sim::Engine& engine_;
+  sim::FluidNetwork& net_;
+  Interconnect& fabric_;
+  DeviceModel device_;
+  std::vector<Gpu> gpus_;
+  std::vector<sim::ResourceId> path_;  // scratch, reused for every flow
+};
+
+}  // namespace mgsim::traces
