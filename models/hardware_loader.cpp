@@ -24,7 +24,8 @@ constexpr int kMaxBaseDepth = 8;
 
 bool looks_like_path(const std::string& s) {
   const auto ends_with = [&](std::string_view suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
 }
@@ -45,10 +46,10 @@ HardwareSpec resolve(const std::string& preset_or_path, const SourceLocation& wh
   if (!fs::exists(path)) {
     const std::vector<std::string> names = hardware_preset_names();
     const std::string near = sim::nearest_name(preset_or_path, names);
-    throw ConfigError(where, fmt::format("unknown hardware preset '{}'{}; valid presets: {}",
-                                         preset_or_path,
-                                         near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
-                                         fmt::join(names, ", ")));
+    throw ConfigError(
+        where, fmt::format("unknown hardware preset '{}'{}; valid presets: {}", preset_or_path,
+                           near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
+                           fmt::join(names, ", ")));
   }
   return load_root(Node::load_file(path.string()), depth);
 }
@@ -80,9 +81,10 @@ void check_consistency(const HardwareSpec& spec, const Node& root) {
                           sim::to_string(spec.sm.shared_memory_per_cta),
                           sim::to_string(spec.sm.shared_memory)));
   if (spec.ldst.bytes_in_flight_per_warp > spec.ldst.bytes_in_flight_per_sm)
-    root.fail(fmt::format("ldst.bytes_in_flight_per_warp ({}) exceeds ldst.bytes_in_flight_per_sm ({})",
-                          sim::to_string(spec.ldst.bytes_in_flight_per_warp),
-                          sim::to_string(spec.ldst.bytes_in_flight_per_sm)));
+    root.fail(
+        fmt::format("ldst.bytes_in_flight_per_warp ({}) exceeds ldst.bytes_in_flight_per_sm ({})",
+                    sim::to_string(spec.ldst.bytes_in_flight_per_warp),
+                    sim::to_string(spec.ldst.bytes_in_flight_per_sm)));
 }
 
 HardwareSpec load_root(const Node& root, int depth) {

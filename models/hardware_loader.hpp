@@ -6,7 +6,8 @@
 //   description: "..."              # optional, free text
 //   hbm:                            # one mapping per unit: sm, tma, ldst, l2, hbm, copy_engine,
 //     bandwidth: {value: 4.8TB/s, source: "datasheet: NVIDIA H200 ..."}   #  nvlink, nvswitch,
-//     latency: 600ns                # a bare value is allowed; it records no source  pcie, nic, launch
+//     latency: 600ns                # a bare value is allowed; it records no source  pcie, nic,
+//     launch
 // Values carry their units ("4.8TB/s", "1.98GHz", "650ns", "228KiB"); counts are integers,
 // efficiencies are numbers in (0, 1], switches are true/false.
 //

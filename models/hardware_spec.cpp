@@ -17,9 +17,15 @@ sim::Bandwidth scale_bandwidth(sim::Bandwidth bw, double factor) {
 sim::Bandwidth peer_bandwidth(const HardwareSpec& spec, PeerPath path) {
   double path_efficiency = 1.0;
   switch (path) {
-    case PeerPath::copy_engine: path_efficiency = 1.0; break;
-    case PeerPath::tma: path_efficiency = spec.tma.nvlink_efficiency; break;
-    case PeerPath::ldst: path_efficiency = spec.ldst.nvlink_efficiency; break;
+    case PeerPath::copy_engine:
+      path_efficiency = 1.0;
+      break;
+    case PeerPath::tma:
+      path_efficiency = spec.tma.nvlink_efficiency;
+      break;
+    case PeerPath::ldst:
+      path_efficiency = spec.ldst.nvlink_efficiency;
+      break;
   }
   return scale_bandwidth(spec.nvlink.port_bandwidth(),
                          spec.nvlink.protocol_efficiency * path_efficiency);

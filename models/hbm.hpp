@@ -11,10 +11,10 @@
 namespace mgsim::models {
 
 struct HbmSpec {
-  sim::Bytes capacity = sim::Bytes(80'000'000'000);            // device memory
-  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(3'350);      // peak (read) bandwidth
+  sim::Bytes capacity = sim::Bytes(80'000'000'000);              // device memory
+  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(3'350);        // peak (read) bandwidth
   sim::Bandwidth write_bandwidth = sim::Bandwidth::GBps(3'350);  // peak write-only bandwidth
-  sim::Duration latency = sim::Duration::ns(600);              // idle load-to-use latency
+  sim::Duration latency = sim::Duration::ns(600);                // idle load-to-use latency
 };
 
 }  // namespace mgsim::models

@@ -12,9 +12,9 @@
 namespace mgsim::models {
 
 struct L2Spec {
-  sim::Bytes capacity = sim::Bytes(50'000'000);                 // total L2
-  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(10'000);      // aggregate hit bandwidth
-  sim::Duration hit_latency = sim::Duration::ns(150);           // load-to-use on a hit
+  sim::Bytes capacity = sim::Bytes(50'000'000);             // total L2
+  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(10'000);  // aggregate hit bandwidth
+  sim::Duration hit_latency = sim::Duration::ns(150);       // load-to-use on a hit
 
   // Fraction of a working set of `working_set` bytes that hits when re-read in full, under an
   // LRU-like policy with a sharp edge: 1 when it fits, capacity / working_set beyond (the part

@@ -13,10 +13,10 @@
 namespace mgsim::models {
 
 struct LdStSpec {
-  sim::Bytes coalescing_granularity = sim::Bytes(32);     // L2 sector a warp access splits into
-  sim::Bytes bytes_in_flight_per_warp = sim::Bytes(512);  // 32 lanes x 16 B vector access
+  sim::Bytes coalescing_granularity = sim::Bytes(32);       // L2 sector a warp access splits into
+  sim::Bytes bytes_in_flight_per_warp = sim::Bytes(512);    // 32 lanes x 16 B vector access
   sim::Bytes bytes_in_flight_per_sm = sim::Bytes::KiB(32);  // memory-level parallelism of one SM
-  bool multimem = true;                                   // multimem.ld_reduce / red / st
+  bool multimem = true;                                     // multimem.ld_reduce / red / st
   double nvlink_efficiency = 1.0;  // achieved peer bandwidth / copy engine's (fit)
 
   // Bytes actually moved for `bytes` of useful data: rounded up to whole sectors.

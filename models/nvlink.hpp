@@ -12,10 +12,10 @@
 namespace mgsim::models {
 
 struct NvlinkSpec {
-  int links = 18;                                               // links per GPU
-  sim::Bandwidth link_bandwidth = sim::Bandwidth::GBps(25);     // per link, per direction
-  double protocol_efficiency = 1.0;                             // data / signalled (fit)
-  sim::Duration latency = sim::Duration::ns(700);               // one way, GPU to GPU
+  int links = 18;                                            // links per GPU
+  sim::Bandwidth link_bandwidth = sim::Bandwidth::GBps(25);  // per link, per direction
+  double protocol_efficiency = 1.0;                          // data / signalled (fit)
+  sim::Duration latency = sim::Duration::ns(700);            // one way, GPU to GPU
 
   // links x link_bandwidth: the datasheet per-direction figure.
   sim::Bandwidth port_bandwidth() const;

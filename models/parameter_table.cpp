@@ -66,7 +66,8 @@ constexpr bool kDefaulted = false;
 template <auto Unit, auto Field>
 constexpr Parameter param(std::string_view section, std::string_view key, std::string_view unit,
                           bool required, std::string_view meaning) {
-  return {section, key, unit, required, meaning, &read_field<Unit, Field>, &show_field<Unit, Field>};
+  return {
+      section, key, unit, required, meaning, &read_field<Unit, Field>, &show_field<Unit, Field>};
 }
 
 using H = HardwareSpec;
@@ -99,8 +100,8 @@ const std::array kParameters = {
                                           "shared memory per SM"),
     param<&H::sm, &SmSpec::shared_memory_per_cta>("sm", "shared_memory_per_cta", "B", kRequired,
                                                   "largest shared memory one CTA may opt in to"),
-    param<&H::sm, &SmSpec::shared_memory_reserved>("sm", "shared_memory_reserved", "B",
-                                                   kDefaulted, "shared memory reserved per CTA"),
+    param<&H::sm, &SmSpec::shared_memory_reserved>("sm", "shared_memory_reserved", "B", kDefaulted,
+                                                   "shared memory reserved per CTA"),
     param<&H::sm, &SmSpec::barrier_cycles>("sm", "barrier_cycles", "cycles", kRequired,
                                            "CTA barrier once all warps arrived"),
     param<&H::sm, &SmSpec::mbarrier_cycles>("sm", "mbarrier_cycles", "cycles", kRequired,
@@ -137,15 +138,14 @@ const std::array kParameters = {
                                         "peak (read) bandwidth"),
     param<&H::hbm, &HbmSpec::write_bandwidth>("hbm", "write_bandwidth", "B/s", kRequired,
                                               "peak write-only bandwidth"),
-    param<&H::hbm, &HbmSpec::latency>("hbm", "latency", "s", kRequired,
-                                      "idle load-to-use latency"),
+    param<&H::hbm, &HbmSpec::latency>("hbm", "latency", "s", kRequired, "idle load-to-use latency"),
     // copy_engine
     param<&H::copy_engine, &CopyEngineSpec::count>("copy_engine", "count", "count", kRequired,
                                                    "engines usable by one GPU"),
     param<&H::copy_engine, &CopyEngineSpec::setup>("copy_engine", "setup", "s", kRequired,
                                                    "fixed cost per transfer"),
-    param<&H::copy_engine, &CopyEngineSpec::bandwidth>("copy_engine", "bandwidth", "B/s",
-                                                       kRequired, "one engine's peak rate"),
+    param<&H::copy_engine, &CopyEngineSpec::bandwidth>("copy_engine", "bandwidth", "B/s", kRequired,
+                                                       "one engine's peak rate"),
     // nvlink
     param<&H::nvlink, &NvlinkSpec::links>("nvlink", "links", "count", kRequired,
                                           "NVLink links per GPU"),
@@ -168,8 +168,7 @@ const std::array kParameters = {
     param<&H::pcie, &PcieSpec::generation>("pcie", "generation", "count", kRequired,
                                            "PCIe generation"),
     param<&H::pcie, &PcieSpec::lanes>("pcie", "lanes", "count", kRequired, "link width"),
-    param<&H::pcie, &PcieSpec::bandwidth>("pcie", "bandwidth", "B/s", kRequired,
-                                          "per direction"),
+    param<&H::pcie, &PcieSpec::bandwidth>("pcie", "bandwidth", "B/s", kRequired, "per direction"),
     param<&H::pcie, &PcieSpec::latency>("pcie", "latency", "s", kRequired, "one way"),
     // nic
     param<&H::nic, &NicSpec::bandwidth>("nic", "bandwidth", "B/s", kRequired, "per direction"),

@@ -9,10 +9,10 @@
 namespace mgsim::models {
 
 struct PcieSpec {
-  int generation = 5;                                      // PCIe generation
-  int lanes = 16;                                          // link width
-  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(64);     // per direction
-  sim::Duration latency = sim::Duration::ns(1000);         // one way
+  int generation = 5;                                   // PCIe generation
+  int lanes = 16;                                       // link width
+  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(64);  // per direction
+  sim::Duration latency = sim::Duration::ns(1000);      // one way
 };
 
 }  // namespace mgsim::models

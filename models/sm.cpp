@@ -21,29 +21,37 @@ bool parse_dtype(std::string_view text, Dtype& out) {
 
 std::string_view to_string(Dtype d) {
   switch (d) {
-    case Dtype::bf16: return "bf16";
-    case Dtype::fp16: return "fp16";
-    case Dtype::fp8: return "fp8";
-    case Dtype::tf32: return "tf32";
-    case Dtype::fp32: return "fp32";
+    case Dtype::bf16:
+      return "bf16";
+    case Dtype::fp16:
+      return "fp16";
+    case Dtype::fp8:
+      return "fp8";
+    case Dtype::tf32:
+      return "tf32";
+    case Dtype::fp32:
+      return "fp32";
   }
   return "?";
 }
 
 std::int64_t SmSpec::flops_per_cycle(Dtype d) const {
   switch (d) {
-    case Dtype::bf16: return flops_per_cycle_bf16;
-    case Dtype::fp16: return flops_per_cycle_fp16;
-    case Dtype::fp8: return flops_per_cycle_fp8;
-    case Dtype::tf32: return flops_per_cycle_tf32;
-    case Dtype::fp32: return flops_per_cycle_fp32;
+    case Dtype::bf16:
+      return flops_per_cycle_bf16;
+    case Dtype::fp16:
+      return flops_per_cycle_fp16;
+    case Dtype::fp8:
+      return flops_per_cycle_fp8;
+    case Dtype::tf32:
+      return flops_per_cycle_tf32;
+    case Dtype::fp32:
+      return flops_per_cycle_fp32;
   }
   MGSIM_CHECK(false, "unknown dtype {}", static_cast<int>(d));
 }
 
-sim::Frequency SmSpec::clock_for(Dtype d) const {
-  return d == Dtype::fp32 ? clock : tensor_clock;
-}
+sim::Frequency SmSpec::clock_for(Dtype d) const { return d == Dtype::fp32 ? clock : tensor_clock; }
 
 std::int64_t SmSpec::peak_flops_per_second(Dtype d) const {
   return flops_per_cycle(d) * count * clock_for(d).hertz();
@@ -63,14 +71,12 @@ int SmSpec::ctas_per_sm(const CtaResources& r) const {
   const int by_threads = max_threads / (warps * kWarpSize);
 
   // Registers are granted per warp, rounded up to whole allocation units.
-  const int regs_per_warp =
-      (r.registers_per_thread * kWarpSize + register_alloc_unit - 1) / register_alloc_unit *
-      register_alloc_unit;
+  const int regs_per_warp = (r.registers_per_thread * kWarpSize + register_alloc_unit - 1) /
+                            register_alloc_unit * register_alloc_unit;
   const int by_registers = regs_per_warp == 0 ? max_ctas : (registers / regs_per_warp) / warps;
 
   const std::int64_t smem_per_cta = (r.shared_memory + shared_memory_reserved).count();
-  const std::int64_t by_smem =
-      smem_per_cta == 0 ? max_ctas : shared_memory.count() / smem_per_cta;
+  const std::int64_t by_smem = smem_per_cta == 0 ? max_ctas : shared_memory.count() / smem_per_cta;
 
   return static_cast<int>(std::min<std::int64_t>(
       {static_cast<std::int64_t>(max_ctas), by_threads, by_registers, by_smem}));

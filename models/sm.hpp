@@ -7,7 +7,8 @@
 // Ignores: structured sparsity (rates are dense), warp scheduling and instruction mix inside a
 // role, clock changes under power limits (the tensor clock below is the one NVIDIA's datasheet
 // peak assumes), L1 cache behaviour, and register-file bank conflicts.
-// The ld/st bytes in flight of an SM live in LdStSpec (models/ldst.hpp), with the rest of that path.
+// The ld/st bytes in flight of an SM live in LdStSpec (models/ldst.hpp), with the rest of that
+// path.
 #pragma once
 
 #include <cstdint>
@@ -25,15 +26,17 @@ std::string_view to_string(Dtype d);
 
 // What one CTA asks of an SM, for occupancy.
 struct CtaResources {
-  int threads = 128;                       // threads per CTA
-  int registers_per_thread = 32;           // as compiled (ptxas -v)
+  int threads = 128;                         // threads per CTA
+  int registers_per_thread = 32;             // as compiled (ptxas -v)
   sim::Bytes shared_memory = sim::Bytes(0);  // dynamic + static shared memory per CTA
 };
 
 struct SmSpec {
-  int count = 132;                               // SMs per GPU
-  sim::Frequency clock = sim::Frequency::mhz(1980);         // max boost; times cycle-counted costs and FP32
-  sim::Frequency tensor_clock = sim::Frequency::mhz(1830);  // clock the datasheet tensor peak assumes
+  int count = 132;  // SMs per GPU
+  sim::Frequency clock =
+      sim::Frequency::mhz(1980);  // max boost; times cycle-counted costs and FP32
+  sim::Frequency tensor_clock =
+      sim::Frequency::mhz(1830);             // clock the datasheet tensor peak assumes
   std::int64_t flops_per_cycle_bf16 = 4096;  // dense tensor-core flops per cycle per SM
   std::int64_t flops_per_cycle_fp16 = 4096;  // dense, FP32 accumulate
   std::int64_t flops_per_cycle_fp8 = 8192;   // dense
@@ -43,11 +46,11 @@ struct SmSpec {
   int max_threads = 2048;                    // resident threads per SM
   int registers = 65536;                     // 32-bit registers per SM
   int register_alloc_unit = 256;             // registers are allocated per warp in units of this
-  sim::Bytes shared_memory = sim::Bytes::KiB(228);   // shared memory per SM (carve-out maximum)
+  sim::Bytes shared_memory = sim::Bytes::KiB(228);  // shared memory per SM (carve-out maximum)
   sim::Bytes shared_memory_per_cta = sim::Bytes::KiB(227);  // largest opt-in allocation per CTA
   sim::Bytes shared_memory_reserved = sim::Bytes::KiB(1);   // reserved by the system per CTA
-  std::int64_t barrier_cycles = 24;          // __syncthreads / named barrier, all warps arrived
-  std::int64_t mbarrier_cycles = 50;         // mbarrier arrive -> waiting warp released
+  std::int64_t barrier_cycles = 24;   // __syncthreads / named barrier, all warps arrived
+  std::int64_t mbarrier_cycles = 50;  // mbarrier arrive -> waiting warp released
 
   // Dense flops per cycle per SM for `d`.
   std::int64_t flops_per_cycle(Dtype d) const;

@@ -16,10 +16,10 @@
 namespace mgsim::models {
 
 struct TmaSpec {
-  std::int64_t issue_cycles = 64;                  // SM cycles to issue one message
-  sim::Bytes max_message = sim::Bytes::KiB(227);   // largest single message (lands in shared memory)
-  int messages_in_flight = 32;                     // outstanding messages per SM
-  double nvlink_efficiency = 1.0;                  // achieved peer bandwidth / copy engine's (fit)
+  std::int64_t issue_cycles = 64;                 // SM cycles to issue one message
+  sim::Bytes max_message = sim::Bytes::KiB(227);  // largest single message (lands in shared memory)
+  int messages_in_flight = 32;                    // outstanding messages per SM
+  double nvlink_efficiency = 1.0;                 // achieved peer bandwidth / copy engine's (fit)
 
   // Messages needed to move `bytes`: ceil(bytes / max_message); 0 for 0 bytes.
   std::int64_t messages(sim::Bytes bytes) const;

@@ -62,7 +62,8 @@ TEST_CASE("unknown key: position and the nearest valid key", "[models][errors]")
 
 TEST_CASE("missing required parameter, section or name", "[models][errors]") {
   // Drop hbm.write_bandwidth from a full file (no base, so everything is required).
-  const ConfigError e = error_of(h100_with("  write_bandwidth:", "  # write_bandwidth:\n  x_unused:"));
+  const ConfigError e =
+      error_of(h100_with("  write_bandwidth:", "  # write_bandwidth:\n  x_unused:"));
   CHECK(e.where().line > 0);
   CHECK_THAT(e.message(), Catch::Contains("missing the required key 'write_bandwidth'"));
   const ConfigError n = error_of(h100_with("name: h100\n", ""));
@@ -93,18 +94,21 @@ TEST_CASE("bad units and bad types", "[models][errors]") {
 TEST_CASE("zero and negative values", "[models][errors]") {
   CHECK_THAT(error_of("base: h100\nhbm:\n  bandwidth: 0GB/s\n").message(),
              Catch::Contains("must be positive"));
-  CHECK_THAT(error_of("base: h100\nsm:\n  count: 0\n").message(), Catch::Contains("must be positive"));
+  CHECK_THAT(error_of("base: h100\nsm:\n  count: 0\n").message(),
+             Catch::Contains("must be positive"));
   CHECK_THAT(error_of("base: h100\ncopy_engine:\n  count: -2\n").message(),
              Catch::Contains("must be positive"));
   CHECK_THAT(error_of("base: h100\nhbm:\n  capacity: 0B\n").message(),
              Catch::Contains("must be positive"));
-  CHECK_THAT(error_of("base: h100\nsm:\n  clock: 0Hz\n").message(), Catch::Contains("must be positive"));
+  CHECK_THAT(error_of("base: h100\nsm:\n  clock: 0Hz\n").message(),
+             Catch::Contains("must be positive"));
   const ConfigError neg = error_of("base: h100\nnvlink:\n  latency: -5ns\n");
   CHECK(neg.where().line == 3);
   CHECK_THAT(neg.message(), Catch::Contains("-5ns"));
   CHECK_THAT(error_of("base: h100\nnvlink:\n  protocol_efficiency: 1.5\n").message(),
              Catch::Contains("(0, 1]"));
-  CHECK_THAT(error_of("base: h100\ntma:\n  nvlink_efficiency: 0\n").message(), Catch::Contains("(0, 1]"));
+  CHECK_THAT(error_of("base: h100\ntma:\n  nvlink_efficiency: 0\n").message(),
+             Catch::Contains("(0, 1]"));
 }
 
 TEST_CASE("inconsistent parameters", "[models][errors]") {

@@ -85,14 +85,14 @@ TEST_CASE("per-GPU NVLink bandwidth and the ParallelKittens Table 1 calibration 
           "[models][presets][nvlink]") {
   struct Point {
     const char* preset;
-    std::int64_t port_gbps;             // links x per-link, per direction
-    double copy_engine, tma, ldst;      // GB/s, ParallelKittens Table 1
+    std::int64_t port_gbps;         // links x per-link, per direction
+    double copy_engine, tma, ldst;  // GB/s, ParallelKittens Table 1
   };
   // H100: 18 x 25 = 450 GB/s; B200: 18 x 50 = 900 GB/s. The efficiencies were fitted to these
   // figures (protocol = CE / port, TMA = TMA / CE, ld/st = ld/st / CE, six digits each), so
   // port x protocol x path must give them back to within the six-digit rounding (1e-5 relative).
-  for (const Point& pt : {Point{"h100", 450, 368.82, 350.01, 342.68},
-                          Point{"b200", 900, 726.13, 669.12, 628.35}}) {
+  for (const Point& pt :
+       {Point{"h100", 450, 368.82, 350.01, 342.68}, Point{"b200", 900, 726.13, 669.12, 628.35}}) {
     INFO("preset " << pt.preset);
     const HardwareSpec spec = load_hardware(pt.preset);
     CHECK(spec.nvlink.port_bandwidth() == sim::Bandwidth::GBps(pt.port_gbps));
@@ -128,7 +128,8 @@ TEST_CASE("overrides change one parameter and record it", "[models][presets]") {
 TEST_CASE("a file with base inherits and overrides, dropping the stale source",
           "[models][presets]") {
   const HardwareSpec spec = load_hardware_from_string(
-      "base: h100\nname: h100-fast-hbm\nhbm:\n  bandwidth: {value: 4TB/s, source: \"measured: x\"}\n"
+      "base: h100\nname: h100-fast-hbm\nhbm:\n  bandwidth: {value: 4TB/s, source: \"measured: "
+      "x\"}\n"
       "  latency: 500ns\n",
       "fast.yaml");
   CHECK(spec.name == "h100-fast-hbm");

@@ -81,7 +81,8 @@ TEST_CASE("ld/st moves whole sectors", "[models][ldst]") {
   CHECK(ldst.sectors_bytes(Bytes(0)) == Bytes(0));
 }
 
-TEST_CASE("L2 hit fraction: all of a fitting working set, the resident share beyond", "[models][l2]") {
+TEST_CASE("L2 hit fraction: all of a fitting working set, the resident share beyond",
+          "[models][l2]") {
   L2Spec l2;
   l2.capacity = Bytes(50'000'000);
   CHECK(l2.hit_fraction(Bytes(10'000'000)) == 1.0);
