@@ -1,0 +1,51 @@
+#include "topologies/fabric.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+
+namespace mgsim::topologies {
+
+Fabric::Fabric(const Topology& topo, sim::FluidNetwork& net) : routing_(topo) {
+  for (const RoutingGraph::Arc& a : routing_.arcs()) {
+    arc_resources_.push_back(net.add_resource(
+        fmt::format("{}->{}", routing_.name(a.from), routing_.name(a.to)), a.bandwidth));
+  }
+  for (VertexId v : topo.gpus) {
+    gpu_names_.push_back(topo.graph[v].name);
+    gpu_nodes_.push_back(topo.graph[v].node);
+  }
+}
+
+const Fabric::Route& Fabric::route(int src, int dst, std::uint64_t flow_hint) const {
+  const int n = gpu_count();
+  MGSIM_CHECK(src >= 0 && src < n && dst >= 0 && dst < n, "route({}, {}) with {} GPUs", src, dst,
+              n);
+  MGSIM_CHECK(src != dst, "route from GPU {} to itself", src);
+  const std::uint64_t pair = static_cast<std::uint64_t>(src) * static_cast<std::uint64_t>(n) +
+                             static_cast<std::uint64_t>(dst);
+  const std::uint64_t single_key = pair * (kHintClasses + 1) + kHintClasses;
+  if (auto it = routes_.find(single_key); it != routes_.end()) return it->second;
+  // Different pairs start from different seeds so that, with the default hint, pairs spread.
+  const std::uint64_t hint_class = mix64(pair ^ mix64(flow_hint)) % kHintClasses;
+  const std::uint64_t key = pair * (kHintClasses + 1) + hint_class;
+  if (auto it = routes_.find(key); it != routes_.end()) return it->second;
+
+  bool had_choice = false;
+  const std::vector<int> arcs = routing_.path(src, dst, mix64(pair) ^ hint_class, &had_choice);
+  Route r;
+  r.resources.reserve(arcs.size());
+  for (int a : arcs) r.resources.push_back(arc_resources_[a]);
+  r.latency = routing_.costs_to(dst)[routing_.gpu_vertex(src)].latency;
+  return routes_.emplace(had_choice ? key : single_key, std::move(r)).first->second;
+}
+
+sim::Bandwidth Fabric::injection_bandwidth(int gpu) const {
+  MGSIM_CHECK(gpu >= 0 && gpu < gpu_count(), "GPU {} out of range", gpu);
+  sim::Bandwidth total;
+  for (int ai : routing_.out_arcs(routing_.gpu_vertex(gpu)))
+    total = total + routing_.arcs()[ai].bandwidth;
+  return total;
+}
+
+}  // namespace mgsim::topologies

@@ -1,0 +1,324 @@
+// Reads a topology YAML file (format in topologies/README.md) through sim::MapReader, expands
+// its generators and checks the result (see topology.hpp for what is guaranteed).
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "topologies/expression.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/topology.hpp"
+
+namespace mgsim::topologies {
+namespace {
+
+template <typename Kind>
+Kind parse_kind(const sim::Node& node, std::string_view what, std::initializer_list<Kind> kinds) {
+  const std::string s = node.as_string();
+  std::vector<std::string> names;
+  for (Kind k : kinds) {
+    if (to_string(k) == s) return k;
+    names.emplace_back(to_string(k));
+  }
+  const std::string near = sim::nearest_name(s, names);
+  node.fail(fmt::format("unknown {} kind '{}'{}; valid kinds: {}", what, s,
+                        near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                        fmt::join(names, ", ")));
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+struct Loop {
+  std::string var;
+  sim::Node count;
+};
+
+// The `repeat:` and `where:` of one vertex or link entry.
+struct Generator {
+  std::vector<Loop> loops;
+  std::optional<sim::Node> where;
+};
+
+Generator read_generator(sim::MapReader& m) {
+  Generator g;
+  if (auto repeat = m.optional("repeat")) {
+    sim::MapReader r(*repeat, "repeat");
+    for (auto& [var, count] : r.rest()) {
+      if (!is_identifier(var)) count.fail(fmt::format("loop variable '{}' is not a name", var));
+      g.loops.push_back({var, count});
+    }
+    r.finish();
+  }
+  g.where = m.optional("where");
+  return g;
+}
+
+class Loader {
+ public:
+  Loader(const sim::Node& root, const std::string& default_name,
+         const std::map<std::string, std::int64_t>& overrides) {
+    sim::MapReader m(root, "topology");
+    topo_.source = root.file();
+    topo_.name = default_name;
+    if (auto n = m.optional("name")) topo_.name = n->as_string();
+    topo_.gpu_model = m.required("gpu").as_string();
+    m.optional("description");
+    read_params(m.optional("params"), root, overrides);
+    const sim::Node vertices = m.required("vertices");
+    const std::optional<sim::Node> links = m.optional("links");
+    m.finish();
+    for (const sim::Node& v : vertices.items()) read_vertex(v);
+    if (links) {
+      for (const sim::Node& l : links->items()) read_link(l);
+    }
+    if (topo_.gpus.empty()) vertices.fail("the topology has no vertex of kind gpu");
+    check_connected();
+  }
+
+  Topology take() { return std::move(topo_); }
+
+ private:
+  void read_params(const std::optional<sim::Node>& params, const sim::Node& root,
+                   const std::map<std::string, std::int64_t>& overrides) {
+    if (params) {
+      sim::MapReader p(*params, "params");
+      for (auto& [name, value] : p.rest()) {
+        if (!is_identifier(name)) value.fail(fmt::format("parameter '{}' is not a name", name));
+        topo_.params[name] = value.as_int();
+      }
+      p.finish();
+    }
+    for (const auto& [name, value] : overrides) {
+      auto it = topo_.params.find(name);
+      if (it == topo_.params.end()) {
+        std::vector<std::string> declared;
+        for (const auto& [k, _] : topo_.params) declared.push_back(k);
+        const std::string near = sim::nearest_name(name, declared);
+        (params ? *params : root)
+            .fail(fmt::format("-D {}={}: the topology has no parameter '{}'{}; declared: {}", name,
+                              value, name,
+                              near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                              declared.empty() ? "none" : fmt::format("{}", fmt::join(declared, ", "))));
+      }
+      it->second = value;
+    }
+    for (const auto& [name, value] : topo_.params) scope_.push(name, value);
+  }
+
+  // Calls `body` once per combination of the loop variables (the last loop innermost) for
+  // which `where` holds, with the variables bound in scope_.
+  void expand(const Generator& g, std::size_t depth, const std::function<void()>& body) {
+    if (depth == g.loops.size()) {
+      if (!g.where || evaluate(*g.where, scope_) != 0) body();
+      return;
+    }
+    const Loop& loop = g.loops[depth];
+    const std::int64_t count = evaluate(loop.count, scope_);
+    if (count <= 0)
+      loop.count.fail(fmt::format("repeat count of '{}' must be positive, got {}", loop.var, count));
+    scope_.push(loop.var, 0);
+    for (std::int64_t i = 0; i < count; ++i) {
+      scope_.set_last(i);
+      expand(g, depth + 1, body);
+    }
+    scope_.pop();
+  }
+
+  void read_vertex(const sim::Node& node) {
+    sim::MapReader m(node, "vertex");
+    const sim::Node name = m.required("name");
+    const VertexKind kind = parse_kind(m.required("kind"), "vertex",
+                                       {VertexKind::gpu, VertexKind::nvswitch, VertexKind::nic,
+                                        VertexKind::pcie_switch, VertexKind::cpu,
+                                        VertexKind::ib_switch});
+    const Generator gen = read_generator(m);
+    const std::optional<sim::Node> node_index = m.optional("node");
+    const std::optional<sim::Node> group = m.optional("group");
+    sim::Duration latency;
+    if (auto l = m.optional("latency")) {
+      latency = l->as_duration();
+      if (latency < sim::Duration::zero()) l->fail("latency must not be negative");
+    }
+    m.finish();
+    const std::string pattern = name.as_string();
+    const std::string group_pattern = group ? group->as_string() : "";
+    expand(gen, 0, [&] {
+      VertexInfo v;
+      v.name = expand_pattern(pattern, scope_, name);
+      v.kind = kind;
+      v.latency = latency;
+      v.where = node.location();
+      if (node_index) {
+        const std::int64_t n = evaluate(*node_index, scope_);
+        if (n < 0 || n > 1'000'000) node_index->fail(fmt::format("node index {} out of range", n));
+        v.node = static_cast<int>(n);
+      }
+      if (group) v.group = expand_pattern(group_pattern, scope_, *group);
+      if (by_name_.count(v.name) != 0) {
+        const auto& first = topo_.graph[by_name_.at(v.name)].where;
+        name.fail(fmt::format("vertex '{}' is defined twice (first at {}:{}:{})", v.name,
+                              first.file, first.line, first.column));
+      }
+      const VertexId id = boost::add_vertex(v, topo_.graph);
+      by_name_.emplace(topo_.graph[id].name, id);
+      if (kind == VertexKind::gpu) topo_.gpus.push_back(id);
+    });
+  }
+
+  VertexId find_vertex(const std::string& name, const sim::Node& where, std::string_view end) {
+    auto it = by_name_.find(name);
+    if (it != by_name_.end()) return it->second;
+    std::vector<std::string> names;
+    names.reserve(by_name_.size());
+    for (const auto& [n, _] : by_name_) names.push_back(n);
+    std::sort(names.begin(), names.end());
+    const std::string near = sim::nearest_name(name, names);
+    where.fail(fmt::format("link {} '{}': no vertex has that name{}", end, name,
+                           near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+  }
+
+  void read_link(const sim::Node& node) {
+    sim::MapReader m(node, "link");
+    const sim::Node from = m.required("from");
+    const sim::Node to = m.required("to");
+    const LinkKind kind = parse_kind(
+        m.required("kind"), "link",
+        {LinkKind::nvlink, LinkKind::pcie, LinkKind::ib, LinkKind::ethernet, LinkKind::c2c});
+    const Generator gen = read_generator(m);
+    const std::optional<sim::Node> lanes_node = m.optional("lanes");
+    const std::optional<sim::Node> per_lane = m.optional("bandwidth_per_lane");
+    const std::optional<sim::Node> total = m.optional("bandwidth");
+    const sim::Node latency_node = m.required("latency");
+    m.finish();
+    if (per_lane && total)
+      total->fail("give either bandwidth (per direction, all lanes) or bandwidth_per_lane, not both");
+    if (!per_lane && !total)
+      node.fail("link needs bandwidth (per direction, all lanes) or bandwidth_per_lane");
+    const sim::Bandwidth bw = per_lane ? per_lane->as_positive_bandwidth("bandwidth_per_lane")
+                                       : total->as_positive_bandwidth("bandwidth");
+    const sim::Duration latency = latency_node.as_duration();
+    if (latency < sim::Duration::zero()) latency_node.fail("latency must not be negative");
+    const std::string from_pattern = from.as_string();
+    const std::string to_pattern = to.as_string();
+    expand(gen, 0, [&] {
+      const VertexId a = find_vertex(expand_pattern(from_pattern, scope_, from), from, "from");
+      const VertexId b = find_vertex(expand_pattern(to_pattern, scope_, to), to, "to");
+      if (a == b) node.fail(fmt::format("link from '{}' to itself", topo_.graph[a].name));
+      std::int64_t lanes = 1;
+      if (lanes_node) {
+        lanes = evaluate(*lanes_node, scope_);
+        if (lanes <= 0 || lanes > 1'000'000)
+          lanes_node->fail(fmt::format("lanes must be positive, got {}", lanes));
+      }
+      LinkInfo l;
+      l.kind = kind;
+      l.lanes = static_cast<int>(lanes);
+      if (per_lane) {
+        if (bw.bytes_per_second() > std::numeric_limits<std::int64_t>::max() / lanes)
+          per_lane->fail("bandwidth_per_lane x lanes overflows");
+        l.bandwidth = bw * lanes;
+      } else {
+        l.bandwidth = bw;
+      }
+      l.latency = latency;
+      l.where = node.location();
+      const std::uint64_t key = pair_key(a, b);
+      if (auto it = links_.find(key); it != links_.end()) {
+        const auto& first = topo_.graph[it->second].where;
+        node.fail(fmt::format(
+            "second link between '{}' and '{}' (first at {}:{}:{}); use lanes for parallel links",
+            topo_.graph[a].name, topo_.graph[b].name, first.file, first.line, first.column));
+      }
+      links_.emplace(key, boost::add_edge(a, b, l, topo_.graph).first);
+    });
+  }
+
+  static std::uint64_t pair_key(VertexId a, VertexId b) {
+    if (a > b) std::swap(a, b);
+    return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint64_t>(b);
+  }
+
+  // Every GPU must reach GPU 0 through switches, NICs, CPUs: GPUs do not forward traffic.
+  void check_connected() const {
+    const Graph& g = topo_.graph;
+    std::vector<char> seen(boost::num_vertices(g), 0);
+    std::vector<VertexId> stack{topo_.gpus.front()};
+    seen[topo_.gpus.front()] = 1;
+    while (!stack.empty()) {
+      const VertexId v = stack.back();
+      stack.pop_back();
+      if (g[v].kind == VertexKind::gpu && v != topo_.gpus.front()) continue;
+      for (auto [it, end] = boost::adjacent_vertices(v, g); it != end; ++it) {
+        if (!seen[*it]) {
+          seen[*it] = 1;
+          stack.push_back(*it);
+        }
+      }
+    }
+    for (VertexId v : topo_.gpus) {
+      if (!seen[v])
+        throw sim::ConfigError(g[v].where,
+                               fmt::format("{} is not connected to {} (GPUs do not forward traffic)",
+                                           g[v].name, g[topo_.gpus.front()].name));
+    }
+  }
+
+  Topology topo_;
+  Scope scope_;
+  std::unordered_map<std::string, VertexId> by_name_;
+  std::unordered_map<std::uint64_t, Graph::edge_descriptor> links_;
+};
+
+bool looks_like_path(const std::string& s) {
+  auto ends_with = [&](std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
+}
+
+std::string stem(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  return base.substr(0, base.find('.'));
+}
+
+}  // namespace
+
+Topology load_topology_text(const std::string& text, const std::string& file,
+                            const std::map<std::string, std::int64_t>& overrides) {
+  return Loader(sim::Node::load_string(text, file), stem(file), overrides).take();
+}
+
+Topology load_topology(const std::string& preset_or_path,
+                       const std::map<std::string, std::int64_t>& overrides) {
+  if (looks_like_path(preset_or_path))
+    return Loader(sim::Node::load_file(preset_or_path), stem(preset_or_path), overrides).take();
+  const auto& presets = embedded_presets();
+  auto it = presets.find(preset_or_path);
+  if (it == presets.end()) {
+    const std::vector<std::string> names = preset_names();
+    const std::string near = sim::nearest_name(preset_or_path, names);
+    throw sim::ConfigError(
+        {preset_or_path, 0, 0},
+        fmt::format("unknown topology preset '{}'{}; valid presets: {} (or give a path to a "
+                    ".yaml file)",
+                    preset_or_path, near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                    fmt::join(names, ", ")));
+  }
+  return load_topology_text(it->second.text, it->second.file, overrides);
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : embedded_presets()) out.push_back(name);
+  return out;
+}
+
+}  // namespace mgsim::topologies
