@@ -65,8 +65,8 @@ class FluidNetwork {
   // byte has moved. `cap`, if set, bounds this flow's own rate (e.g. bytes in flight / latency).
   // A flow of zero bytes completes at now() (still through an event). An empty path needs a cap.
   // REQUIRES: bytes >= 0; every id in path valid; path non-empty or cap set.
-  FlowId start_flow(std::span<const ResourceId> path, Bytes bytes,
-                    std::optional<Bandwidth> cap, std::function<void()> on_done);
+  FlowId start_flow(std::span<const ResourceId> path, Bytes bytes, std::optional<Bandwidth> cap,
+                    std::function<void()> on_done);
   // Removes an unfinished flow without running its callback. Returns false if it was not active.
   bool cancel_flow(FlowId id);
 
