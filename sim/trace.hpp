@@ -31,6 +31,8 @@ class TraceSink {
 // Writes the Chrome trace event format (JSON), which Perfetto and chrome://tracing open.
 // Timestamps are microseconds with picosecond digits kept (ts is a decimal, not a rounded
 // integer). Output is deterministic: same calls, same bytes.
+// Chrome counters belong to a process, so a counter on track (process, thread) is written
+// under the name "<thread> <name>" (one counter track per thread and name).
 class ChromeTraceWriter final : public TraceSink {
  public:
   ChromeTraceWriter();
