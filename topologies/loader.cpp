@@ -36,6 +36,14 @@ bool is_identifier(std::string_view s) {
   });
 }
 
+// Required keys are read as optional and checked after MapReader::finish(), so that a typo
+// ("kinds:") is reported as an unknown key with its suggestion rather than as a missing "kind".
+sim::Node need(const sim::MapReader& m, const std::optional<sim::Node>& n, std::string_view what,
+               std::string_view key) {
+  if (!n) m.fail(fmt::format("{} is missing the required key '{}'", what, key));
+  return *n;
+}
+
 struct Loop {
   std::string var;
   sim::Node count;
@@ -69,12 +77,15 @@ class Loader {
     topo_.source = root.file();
     topo_.name = default_name;
     if (auto n = m.optional("name")) topo_.name = n->as_string();
-    topo_.gpu_model = m.required("gpu").as_string();
+    const std::optional<sim::Node> gpu = m.optional("gpu");
     m.optional("description");
-    read_params(m.optional("params"), root, overrides);
-    const sim::Node vertices = m.required("vertices");
+    const std::optional<sim::Node> params = m.optional("params");
+    const std::optional<sim::Node> vertices_node = m.optional("vertices");
     const std::optional<sim::Node> links = m.optional("links");
     m.finish();
+    topo_.gpu_model = need(m, gpu, "topology", "gpu").as_string();
+    const sim::Node vertices = need(m, vertices_node, "topology", "vertices");
+    read_params(params, root, overrides);
     for (const sim::Node& v : vertices.items()) read_vertex(v);
     if (links) {
       for (const sim::Node& l : links->items()) read_link(l);
@@ -134,11 +145,8 @@ class Loader {
 
   void read_vertex(const sim::Node& node) {
     sim::MapReader m(node, "vertex");
-    const sim::Node name = m.required("name");
-    const VertexKind kind = parse_kind(m.required("kind"), "vertex",
-                                       {VertexKind::gpu, VertexKind::nvswitch, VertexKind::nic,
-                                        VertexKind::pcie_switch, VertexKind::cpu,
-                                        VertexKind::ib_switch});
+    const std::optional<sim::Node> name_node = m.optional("name");
+    const std::optional<sim::Node> kind_node = m.optional("kind");
     const Generator gen = read_generator(m);
     const std::optional<sim::Node> node_index = m.optional("node");
     const std::optional<sim::Node> group = m.optional("group");
@@ -148,6 +156,11 @@ class Loader {
       if (latency < sim::Duration::zero()) l->fail("latency must not be negative");
     }
     m.finish();
+    const sim::Node name = need(m, name_node, "vertex", "name");
+    const VertexKind kind = parse_kind(need(m, kind_node, "vertex", "kind"), "vertex",
+                                       {VertexKind::gpu, VertexKind::nvswitch, VertexKind::nic,
+                                        VertexKind::pcie_switch, VertexKind::cpu,
+                                        VertexKind::ib_switch});
     const std::string pattern = name.as_string();
     const std::string group_pattern = group ? group->as_string() : "";
     expand(gen, 0, [&] {
@@ -187,17 +200,21 @@ class Loader {
 
   void read_link(const sim::Node& node) {
     sim::MapReader m(node, "link");
-    const sim::Node from = m.required("from");
-    const sim::Node to = m.required("to");
-    const LinkKind kind = parse_kind(
-        m.required("kind"), "link",
-        {LinkKind::nvlink, LinkKind::pcie, LinkKind::ib, LinkKind::ethernet, LinkKind::c2c});
+    const std::optional<sim::Node> from_node = m.optional("from");
+    const std::optional<sim::Node> to_node = m.optional("to");
+    const std::optional<sim::Node> kind_node = m.optional("kind");
     const Generator gen = read_generator(m);
     const std::optional<sim::Node> lanes_node = m.optional("lanes");
     const std::optional<sim::Node> per_lane = m.optional("bandwidth_per_lane");
     const std::optional<sim::Node> total = m.optional("bandwidth");
-    const sim::Node latency_node = m.required("latency");
+    const std::optional<sim::Node> latency_opt = m.optional("latency");
     m.finish();
+    const sim::Node from = need(m, from_node, "link", "from");
+    const sim::Node to = need(m, to_node, "link", "to");
+    const LinkKind kind = parse_kind(
+        need(m, kind_node, "link", "kind"), "link",
+        {LinkKind::nvlink, LinkKind::pcie, LinkKind::ib, LinkKind::ethernet, LinkKind::c2c});
+    const sim::Node latency_node = need(m, latency_opt, "link", "latency");
     if (per_lane && total)
       total->fail("give either bandwidth (per direction, all lanes) or bandwidth_per_lane, not both");
     if (!per_lane && !total)
