@@ -3,6 +3,7 @@
 #
 # Run through the device tool on kind nvidia-h200-x2 (2 H200s), from the repository root:
 #   run(kind="nvidia-h200-x2", timeout_s=600, command="bash scripts/measure_h200.sh")
+# Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm flag; MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200/: one CSV per family plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
 # what finished. Unpack into validate/data/ and commit; docs/MEASUREMENTS.md says what is what.
@@ -26,9 +27,13 @@ DEADLINE=${MEASURE_DEADLINE_S:-560}  # seconds after start; the device tool stop
 pack() { tar -czf "$OUT/results.tar.gz.tmp" -C "$STAGE" h200 && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"; }
 
 # step NAME LIMIT_S CMD...: runs CMD in $RES under a time limit, logs its status, repacks.
+# MEASURE_ONLY="gemm overlap" runs only the named steps (a re-run of part of the set).
 step() {
   local name=$1 limit=$2
   shift 2
+  if [ -n "${MEASURE_ONLY:-}" ] && [[ " $MEASURE_ONLY " != *" $name "* ]]; then
+    return
+  fi
   local left=$((DEADLINE - SECONDS))
   if ((left < 15)); then
     echo "=== $name SKIPPED: out of time"

@@ -185,6 +185,7 @@ class Nvml {
     max_clock_ =
         reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetMaxClockInfo"));
     driver_ = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib_, "nvmlSystemGetDriverVersion"));
+    power_ = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetPowerUsage"));
     ok_ = init_ && by_pci_ && clock_ && max_clock_ && driver_ && init_() == 0;
   }
   std::string driver_version() const {
@@ -199,6 +200,14 @@ class Nvml {
     if (!h) return -1;
     int rc = max ? max_clock_(h, kind, &v) : clock_(h, kind, &v);
     return rc == 0 ? long(v) : -1;
+  }
+  // Board power draw in watts, or -1. Large GEMMs run into the 700 W cap and lower the SM clock,
+  // so the files that time them record clock and power right after each case.
+  long power_w(int cuda_device) const {
+    void* h = handle(cuda_device);
+    unsigned mw = 0;
+    if (!h || !power_ || power_(h, &mw) != 0) return -1;
+    return long(mw / 1000);
   }
 
  private:
@@ -216,6 +225,7 @@ class Nvml {
   int (*clock_)(void*, int, unsigned*) = nullptr;
   int (*max_clock_)(void*, int, unsigned*) = nullptr;
   int (*driver_)(char*, unsigned) = nullptr;
+  int (*power_)(void*, unsigned*) = nullptr;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,9 @@
 // column-major terms). Inputs are random in [-1, 1) (never zeros: a product on zeros ran 13 %
 // faster on an H200 here); C is poisoned with NaN before the warm-up and 48 sampled entries are
 // compared with a float64 reference after the timed runs. Small shapes fit in L2 and are timed
-// that way on purpose: that is how they run inside real kernels' loops.
+// that way on purpose: that is how they run inside real kernels' loops. Shapes run back to back,
+// so large ones reach the board's power cap; the SM clock and power read right after each case
+// are recorded with it.
 #include <set>
 #include <tuple>
 
@@ -51,7 +53,8 @@ int main(int argc, char** argv) {
           "cuBLAS bf16 GEMM on GPU 0: C[MxN] = A[MxK] * B[NxK]^T, bf16 in/out, fp32 accumulate, random inputs",
           {kDev}, {{"cublas_version", cublas_version_string(h)}, {"layout", "row-major A[MxK], B[NxK], C[MxN] (cuBLAS TN)"},
                    {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, default workspace"}},
-          "m,n,k,dtype,flop," + stat_cols("time_us") + ",tflops_median,tflops_best,reps,ok");
+          "m,n,k,dtype,flop," + stat_cols("time_us") + ",tflops_median,tflops_best,reps,sm_clock_mhz_end,power_w_end,ok");
+  Nvml nvml;
 
   size_t max_a = 0, max_b = 0, max_c = 0;
   auto list = shapes();
@@ -78,9 +81,10 @@ int main(int argc, char** argv) {
     o.budget_ms = 250;
     Stats st = time_stream(kDev, s, [&] { gemm_bf16(h, s, m, n, k, A, B, C, n); }, o);
     CUDA_CHECK(cudaStreamSynchronize(s));
+    const long clock = nvml.clock_mhz(kDev, 1, false), power = nvml.power_w(kDev);  // read while still hot
     int ok = check_gemm(kDev, C, m, n, n, 0, 0, ref);
-    csv.row("%d,%d,%d,bf16,%.0f,%s,%.1f,%.1f,%d,%d", m, n, k, flop, stat_vals(st).c_str(), flop / st.median * 1e-6,
-            flop / st.min * 1e-6, st.n, ok);
+    csv.row("%d,%d,%d,bf16,%.0f,%s,%.1f,%.1f,%d,%ld,%ld,%d", m, n, k, flop, stat_vals(st).c_str(),
+            flop / st.median * 1e-6, flop / st.min * 1e-6, st.n, clock, power, ok);
   }
   CUDA_CHECK(cudaFree(A));
   CUDA_CHECK(cudaFree(B));

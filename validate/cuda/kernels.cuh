@@ -72,26 +72,29 @@ __global__ void __launch_bounds__(kThreads) write_kernel(uint4* __restrict__ p, 
   }
 }
 
-// dst[i] = src[i] for n 16-byte words; either pointer may be peer memory (a put writes the peer,
-// a get reads it). All loads of an unrolled group are issued before any store.
+// dst[i] = src[i] for n 16-byte words, `repeats` times over (a persistent transfer that keeps its
+// SMs for the whole run); either pointer may be peer memory (a put writes the peer, a get reads
+// it). All loads of an unrolled group are issued before any store.
 __global__ void __launch_bounds__(kThreads) copy_kernel(const uint4* __restrict__ src,
-                                                        uint4* __restrict__ dst, size_t n) {
-  size_t stride = size_t(gridDim.x) * blockDim.x;
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-    uint4 x[kUnroll];
+                                                        uint4* __restrict__ dst, size_t n, int repeats) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (int r = 0; r < repeats; ++r) {
+    size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+      uint4 x[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) x[u] = __ldcg(src + i + u * stride);
+      for (int u = 0; u < kUnroll; ++u) x[u] = __ldcg(src + i + u * stride);
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) dst[i + u * stride] = x[u];
+      for (int u = 0; u < kUnroll; ++u) dst[i + u * stride] = x[u];
+    }
+    for (; i < n; i += stride) dst[i] = __ldcg(src + i);
   }
-  for (; i < n; i += stride) dst[i] = __ldcg(src + i);
 }
 
 // Launches copy_kernel on `sms` SMs (one CTA each).
-inline void launch_ldst_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s) {
+inline void launch_ldst_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s, int repeats = 1) {
   copy_kernel<<<sms, kThreads, kExclusiveSmem, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
-                                                    bytes / 16);
+                                                    bytes / 16, repeats);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,23 +151,24 @@ __device__ inline void bulk_wait_read() {
 }
 __device__ inline void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
-// Copies `bytes` (a multiple of 16) from src to dst in chunks of up to kTmaChunk; chunk c goes to
-// CTA c % gridDim.x. Per CTA a ring of kTmaStages buffers: kTmaStages-1 loads are in flight while
-// the store of the oldest buffer drains. One thread does all the work.
-__global__ void tma_copy_kernel(const char* __restrict__ src, char* __restrict__ dst, size_t bytes) {
+// Copies `bytes` (a multiple of 16) from src to dst in chunks of up to kTmaChunk, `repeats` times
+// over; chunk c goes to CTA c % gridDim.x. Per CTA a ring of kTmaStages buffers: kTmaStages-1
+// loads are in flight while the store of the oldest buffer drains. One thread does all the work.
+__global__ void tma_copy_kernel(const char* __restrict__ src, char* __restrict__ dst, size_t bytes, int repeats) {
   extern __shared__ __align__(128) unsigned char stage_buf[];
   __shared__ __align__(8) uint64_t bar[kTmaStages];
   if (threadIdx.x != 0) return;
 
   const size_t n_chunks = (bytes + kTmaChunk - 1) / kTmaChunk;
-  const size_t my_n = blockIdx.x < n_chunks ? (n_chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  const size_t per_pass = blockIdx.x < n_chunks ? (n_chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  const size_t my_n = per_pass * size_t(repeats);  // this CTA's chunk sequence over all passes
   if (my_n == 0) return;
   for (int s = 0; s < kTmaStages; ++s) mbar_init(&bar[s], 1);
   // Make the initialised barriers visible to the async proxy (the bulk-copy unit).
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 
-  auto offset = [&](size_t j) { return (blockIdx.x + j * gridDim.x) * size_t(kTmaChunk); };
+  auto offset = [&](size_t j) { return (blockIdx.x + (j % per_pass) * gridDim.x) * size_t(kTmaChunk); };
   auto length = [&](size_t j) { return uint32_t(min(size_t(kTmaChunk), bytes - offset(j))); };
   auto load = [&](size_t j) {
     int s = int(j % kTmaStages);
@@ -186,9 +190,9 @@ __global__ void tma_copy_kernel(const char* __restrict__ src, char* __restrict__
   bulk_wait_all();  // stores complete before the CTA exits
 }
 
-inline void launch_tma_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s) {
+inline void launch_tma_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s, int repeats = 1) {
   // One warp per CTA: only lane 0 issues, the rest exit at once.
-  tma_copy_kernel<<<sms, 32, kTmaSmem, s>>>(static_cast<const char*>(src), static_cast<char*>(dst), bytes);
+  tma_copy_kernel<<<sms, 32, kTmaSmem, s>>>(static_cast<const char*>(src), static_cast<char*>(dst), bytes, repeats);
 }
 
 // Call once per device before launching the kernels above.

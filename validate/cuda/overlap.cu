@@ -19,9 +19,10 @@
 // float64 reference.
 //
 // Interference: on GPU 0, a run of 8192^3 bf16 GEMMs beside a run of 256 MiB transfers (copy
-// engine out of or into GPU 0, ld/st or TMA put/get kernels on a few SMs). Each alone, then both at
-// once (the transfer enqueued first, so an SM-driven kernel holds its SMs; the transfer count is
-// chosen so both runs last about as long). Per-op times alone and together.
+// engine out of or into GPU 0, ld/st or TMA put/get kernels on a few SMs, launched once per 256 MiB
+// or once for the whole run). Each alone, then both at once (the transfer enqueued first, so an
+// SM-driven kernel holds its SMs; the transfer count is chosen so both runs last about as long).
+// Per-op times alone and together.
 #include <functional>
 
 #include <nccl.h>
@@ -86,7 +87,13 @@ double time_schedule(const std::function<void()>& enqueue) {
 struct CaseResult {
   Stats st;
   int ok;
+  long sm_clock_mhz[kWorld];  // read right after the verified run (large GEMMs hit the power cap)
 };
+
+const Nvml& nvml() {
+  static Nvml n;
+  return n;
+}
 
 // Times a schedule, then poisons (`prepare`), runs it once more and checks (`verify`).
 CaseResult run_case(const std::function<void()>& enqueue, const std::function<void()>& prepare,
@@ -100,6 +107,7 @@ CaseResult run_case(const std::function<void()>& enqueue, const std::function<vo
   res.st = repeat([&] { return time_schedule(enqueue); }, o);
   prepare();
   time_schedule(enqueue);
+  for (int r = 0; r < kWorld; ++r) res.sm_clock_mhz[r] = nvml().clock_mhz(g_rank[r].dev, 1, false);
   res.ok = verify();
   return res;
 }
@@ -115,7 +123,7 @@ void ag_gemm(int argc, char** argv, const Meta& meta) {
           "All-gather GEMM on 2 GPUs: C_r[M x N_local] = allgather_rows(A)[M x K] * B_r[N_local x K]^T; see overlap.cu",
           {0, 1}, meta,
           "schedule,chunks,world,m_total,n_local,k,dtype,gathered_bytes_per_rank,flop_per_rank," + stat_cols("time_us") +
-              ",tflops_per_rank_median,reps,ok");
+              ",tflops_per_rank_median,reps,sm_clock_mhz_end_gpu0,sm_clock_mhz_end_gpu1,ok");
   for (AgGemmCase c : ag_gemm_cases()) {
     const int M = c.m_total, N = c.n_local, K = c.k, Mh = M / kWorld;
     const GemmRef ref{size_t(K), 101u, 202u};
@@ -145,8 +153,9 @@ void ag_gemm(int argc, char** argv, const Meta& meta) {
     const double flop = 2.0 * M * N * K;
     const size_t gathered = size_t(Mh) * K * sizeof(bf16);
     auto emit = [&](const char* sched, int chunks, const CaseResult& res) {
-      csv.row("%s,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%d", sched, chunks, kWorld, M, N, K, gathered, flop,
-              stat_vals(res.st).c_str(), flop / res.st.median * 1e-6, res.st.n, res.ok);
+      csv.row("%s,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%ld,%ld,%d", sched, chunks, kWorld, M, N, K, gathered, flop,
+              stat_vals(res.st).c_str(), flop / res.st.median * 1e-6, res.st.n, res.sm_clock_mhz[0],
+              res.sm_clock_mhz[1], res.ok);
     };
 
     prepare();
@@ -195,7 +204,7 @@ void gemm_rs(int argc, char** argv, const Meta& meta) {
           "see overlap.cu",
           {0, 1}, meta,
           "schedule,chunks,world,m_total,n,k_total,k_local,dtype,sent_bytes_per_rank,flop_per_rank," +
-              stat_cols("time_us") + ",tflops_per_rank_median,reps,ok");
+              stat_cols("time_us") + ",tflops_per_rank_median,reps,sm_clock_mhz_end_gpu0,sm_clock_mhz_end_gpu1,ok");
   for (GemmRsCase c : gemm_rs_cases()) {
     const int M = c.m_total, N = c.n, K = c.k_total, Kl = K / kWorld, Mh = M / kWorld;
     const GemmRef ref{size_t(K), 303u, 404u};
@@ -224,8 +233,9 @@ void gemm_rs(int argc, char** argv, const Meta& meta) {
     const double flop = 2.0 * M * N * Kl;
     const size_t sent = size_t(Mh) * N * sizeof(bf16);
     auto emit = [&](const char* sched, int chunks, const CaseResult& res) {
-      csv.row("%s,%d,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%d", sched, chunks, kWorld, M, N, K, Kl, sent, flop,
-              stat_vals(res.st).c_str(), flop / res.st.median * 1e-6, res.st.n, res.ok);
+      csv.row("%s,%d,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%ld,%ld,%d", sched, chunks, kWorld, M, N, K, Kl, sent,
+              flop, stat_vals(res.st).c_str(), flop / res.st.median * 1e-6, res.st.n, res.sm_clock_mhz[0],
+              res.sm_clock_mhz[1], res.ok);
     };
 
     emit("sequential_nccl", 1, run_case([&] {
@@ -276,10 +286,11 @@ void gemm_rs(int argc, char** argv, const Meta& meta) {
 // ---------------------------------------------------------------------------------------------
 struct Transfer {
   const char* name;
-  int issuer;  // the GPU whose stream (and, for kernels, SMs) does the transfer
-  int sms;     // 0 for copy engines
+  const char* launch;  // copy_engine | per_transfer (one kernel per 256 MiB) | persistent (one kernel for all)
+  int issuer;          // the GPU whose stream (and, for kernels, SMs) does the transfer
+  int sms;             // 0 for copy engines
   int dst_gpu;
-  std::function<void(cudaStream_t)> enqueue_one;
+  std::function<void(cudaStream_t, int)> enqueue;  // enqueues `count` transfers
 };
 
 void interference(int argc, char** argv, const Meta& meta) {
@@ -291,10 +302,11 @@ void interference(int argc, char** argv, const Meta& meta) {
           "GEMM on GPU 0 beside a transfer: 20 x 8192^3 bf16 GEMMs and a run of 256 MiB transfers, alone and "
           "together; see overlap.cu",
           {0, 1}, concat(meta, {{"launch_order", "transfers enqueued before the GEMMs; default stream priorities"}}),
-          "transfer,issuer_gpu,transfer_sms,transfer_bytes,gemm_m,gemm_n,gemm_k,gemms_per_rep,transfers_per_rep,"
+          "transfer,launch,issuer_gpu,transfer_sms,transfer_bytes,gemm_m,gemm_n,gemm_k,gemms_per_rep,transfers_per_rep,"
           "gemm_us_alone_median,gemm_us_with_median,gemm_us_with_min,gemm_us_with_max,gemm_slowdown,"
           "transfer_us_alone_median,transfer_us_with_median,transfer_us_with_min,transfer_us_with_max,"
-          "transfer_gbps_alone,transfer_gbps_with,gemm_loop_us_with,transfer_loop_us_with,reps,ok");
+          "transfer_gbps_alone,transfer_gbps_with,gemm_loop_us_with,transfer_loop_us_with,reps,sm_clock_mhz_end,"
+          "power_w_end,ok");
   Rank& g0 = g_rank[0];
   const GemmRef ref{size_t(K), 505u, 606u};
   bf16* A = static_cast<bf16*>(device_alloc(0, size_t(M) * K * sizeof(bf16)));
@@ -313,17 +325,35 @@ void interference(int argc, char** argv, const Meta& meta) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&xs[g], cudaStreamNonBlocking));
     xev[g] = new EventPair(g);
   }
-  std::vector<Transfer> kinds = {
-      {"ce_out", 0, 0, 1, [&](cudaStream_t s) { CUDA_CHECK(cudaMemcpyPeerAsync(dst[1], 1, src[0], 0, bytes, s)); }},
-      {"ce_in", 1, 0, 0, [&](cudaStream_t s) { CUDA_CHECK(cudaMemcpyPeerAsync(dst[0], 0, src[1], 1, bytes, s)); }},
+  auto ce = [&](int from, int to) {
+    return [&, from, to](cudaStream_t s, int count) {
+      for (int i = 0; i < count; ++i) CUDA_CHECK(cudaMemcpyPeerAsync(dst[to], to, src[from], from, bytes, s));
+    };
   };
-  for (int sms : {8, 16, 32}) {
-    kinds.push_back({"ldst_put", 0, sms, 1, [&, sms](cudaStream_t s) { launch_ldst_copy(src[0], dst[1], bytes, sms, s); }});
-    kinds.push_back({"ldst_get", 0, sms, 0, [&, sms](cudaStream_t s) { launch_ldst_copy(src[1], dst[0], bytes, sms, s); }});
+  using LaunchFn = void (*)(const void*, void*, size_t, int, cudaStream_t, int);
+  // per_transfer: a kernel launch per 256 MiB, so between two launches the GEMM may take the SMs
+  // back and the next transfer waits for free SMs. persistent: one launch holds its SMs throughout.
+  auto kernel = [&](LaunchFn launch, int from, int to, int sms, bool persistent) {
+    return [&, launch, from, to, sms, persistent](cudaStream_t s, int count) {
+      if (persistent) {
+        launch(src[from], dst[to], bytes, sms, s, count);
+      } else {
+        for (int i = 0; i < count; ++i) launch(src[from], dst[to], bytes, sms, s, 1);
+      }
+    };
+  };
+  std::vector<Transfer> kinds = {
+      {"ce_out", "copy_engine", 0, 0, 1, ce(0, 1)},
+      {"ce_in", "copy_engine", 1, 0, 0, ce(1, 0)},
+  };
+  for (bool persistent : {false, true}) {
+    const char* mode = persistent ? "persistent" : "per_transfer";
+    for (int sms : {8, 16, 32}) {
+      kinds.push_back({"ldst_put", mode, 0, sms, 1, kernel(launch_ldst_copy, 0, 1, sms, persistent)});
+      kinds.push_back({"ldst_get", mode, 0, sms, 0, kernel(launch_ldst_copy, 1, 0, sms, persistent)});
+      kinds.push_back({"tma_put", mode, 0, sms, 1, kernel(launch_tma_copy, 0, 1, sms, persistent)});
+    }
   }
-  // TMA last: its PTX is the newest code here, so if it fails the other rows are already written.
-  for (int sms : {8, 16, 32})
-    kinds.push_back({"tma_put", 0, sms, 1, [&, sms](cudaStream_t s) { launch_tma_copy(src[0], dst[1], bytes, sms, s); }});
 
   auto gemm_loop = [&] {
     for (int i = 0; i < gemms; ++i) gemm_on(g0, M, N, K, A, B, C, N);
@@ -341,7 +371,7 @@ void interference(int argc, char** argv, const Meta& meta) {
     Stats xfer_alone = repeat([&] {
       DeviceScope ds(t.issuer);
       tev.start(ts);
-      for (int i = 0; i < probe; ++i) t.enqueue_one(ts);
+      t.enqueue(ts, probe);
       LAUNCH_CHECK();
       tev.stop(ts);
       return tev.elapsed_us() / probe;
@@ -351,6 +381,7 @@ void interference(int argc, char** argv, const Meta& meta) {
 
     std::vector<double> g_with, x_with, g_loop, x_loop;
     int ok = 1;
+    long clock = -1, power = -1;
     for (int rep = 0; rep < 4; ++rep) {  // rep 0 is the warm-up; the last is checked
       const bool last = rep == 3;
       if (last) {
@@ -366,13 +397,14 @@ void interference(int argc, char** argv, const Meta& meta) {
         DeviceScope ds(t.issuer);
         CUDA_CHECK(cudaStreamWaitEvent(ts, g0.ev->start_event(), 0));
         tev.start(ts);
-        for (int i = 0; i < transfers; ++i) t.enqueue_one(ts);
+        t.enqueue(ts, transfers);
         LAUNCH_CHECK();
         tev.stop(ts);
       }
       gemm_loop();
       g0.ev->stop(g0.compute);
       double gl = g0.ev->elapsed_us(), xl = tev.elapsed_us();
+      if (last) clock = nvml().clock_mhz(0, 1, false), power = nvml().power_w(0);
       if (rep > 0) {
         g_with.push_back(gl / gemms);
         x_with.push_back(xl / transfers);
@@ -385,10 +417,10 @@ void interference(int argc, char** argv, const Meta& meta) {
       }
     }
     Stats gw = summarize(g_with), xw = summarize(x_with);
-    csv.row("%s,%d,%d,%zu,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%d", t.name,
-            t.issuer, t.sms, bytes, M, N, K, gemms, transfers, g_us, gw.median, gw.min, gw.max, gw.median / g_us,
-            xfer_alone.median, xw.median, xw.min, xw.max, gbps(double(bytes), xfer_alone.median),
-            gbps(double(bytes), xw.median), summarize(g_loop).median, summarize(x_loop).median, gw.n, ok);
+    csv.row("%s,%s,%d,%d,%zu,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%ld,%ld,%d",
+            t.name, t.launch, t.issuer, t.sms, bytes, M, N, K, gemms, transfers, g_us, gw.median, gw.min, gw.max,
+            gw.median / g_us, xfer_alone.median, xw.median, xw.min, xw.max, gbps(double(bytes), xfer_alone.median),
+            gbps(double(bytes), xw.median), summarize(g_loop).median, summarize(x_loop).median, gw.n, clock, power, ok);
   }
   for (int g = 0; g < 2; ++g) {
     delete xev[g];

@@ -28,7 +28,7 @@ RepeatOpts opts() {
   return o;
 }
 
-using LaunchFn = void (*)(const void*, void*, size_t, int, cudaStream_t);
+using LaunchFn = void (*)(const void*, void*, size_t, int, cudaStream_t, int);
 
 struct Ctx {
   void* src[2];
@@ -59,16 +59,16 @@ void sweep(int argc, char** argv, const char* file, const char* what, LaunchFn l
                 gbps(double(bytes), st.min), st.n, ok);
       };
       auto none = [] { return 1; };
-      run("put", 1, kSeed0, [&] { launch(c.src[0], c.dst[1], bytes, sms, c.s[0]); }, none);
-      run("get", 0, kSeed1, [&] { launch(c.src[1], c.dst[0], bytes, sms, c.s[0]); }, none);
+      run("put", 1, kSeed0, [&] { launch(c.src[0], c.dst[1], bytes, sms, c.s[0], 1); }, none);
+      run("get", 0, kSeed1, [&] { launch(c.src[1], c.dst[0], bytes, sms, c.s[0], 1); }, none);
       if (bytes >= 1 * MiB && sms >= 16) {
         poison(0, c.dst[0], bytes);
         run("bidir_put", 1, kSeed0, [&] {
           CUDA_CHECK(cudaStreamWaitEvent(c.s[1], c.ev0->start_event(), 0));
-          launch(c.src[0], c.dst[1], bytes, sms, c.s[0]);
+          launch(c.src[0], c.dst[1], bytes, sms, c.s[0], 1);
           {
             DeviceScope ds(1);
-            launch(c.src[1], c.dst[0], bytes, sms, c.s[1]);
+            launch(c.src[1], c.dst[0], bytes, sms, c.s[1], 1);
             LAUNCH_CHECK();
           }
           CUDA_CHECK(cudaEventRecord(c.join1, c.s[1]));
@@ -76,7 +76,7 @@ void sweep(int argc, char** argv, const char* file, const char* what, LaunchFn l
         }, [&] { return report_check("bidir 1to0", count_mismatches(0, c.dst[0], bytes, kSeed1)); });
       }
       if (launch == launch_tma_copy && bytes >= 256 * MiB)
-        run("local", 0, kSeed0, [&] { launch(c.src[0], c.dst[0], bytes, sms, c.s[0]); }, none);
+        run("local", 0, kSeed0, [&] { launch(c.src[0], c.dst[0], bytes, sms, c.s[0], 1); }, none);
     }
   }
 }
