@@ -20,6 +20,10 @@ Transfers::Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& 
           net.add_resource(fmt::format("gpu{}.ce{}", g, e), device.copy_engine_bandwidth));
     gpu.busy.assign(gpu.engines.size(), false);
     gpu.hbm = net.add_resource(fmt::format("gpu{}.hbm", g), device.hbm_bandwidth);
+    if (device.peer_copy_cap) {
+      gpu.peer_out = net.add_resource(fmt::format("gpu{}.peer.out", g), *device.peer_copy_cap);
+      gpu.peer_in = net.add_resource(fmt::format("gpu{}.peer.in", g), *device.peer_copy_cap);
+    }
   }
 }
 
@@ -73,6 +77,8 @@ void Transfers::start(int owner, int engine_index, Request req) {
     path_.clear();
     path_.push_back(ce);
     path_.insert(path_.end(), route.resources.begin(), route.resources.end());
+    if (const auto& out = gpus_[static_cast<std::size_t>(req.src)].peer_out) path_.push_back(*out);
+    if (const auto& in = gpus_[static_cast<std::size_t>(req.dst)].peer_in) path_.push_back(*in);
     net_.start_flow(path_, req.bytes, std::nullopt, std::move(finish));
   });
 }

@@ -8,7 +8,10 @@
 //   - After taking an engine a transfer waits `copy_engine_setup` plus the path latency (the
 //     route's latency for a peer copy, the HBM latency for a local one), then its bytes flow.
 //   - A peer copy is one fluid flow over [engine, route resources...]; each engine is a resource of
-//     `copy_engine_bandwidth`, so an engine's rate caps its copy and the fabric shares the links.
+//     `copy_engine_bandwidth`, so an engine's rate caps its copy and the fabric shares the links;
+//     with `peer_copy_cap` set, every GPU also gets an outgoing and an incoming "peer" resource
+//     of that capacity which all its peer copies cross (NVLink protocol efficiency: the topology's
+//     trunks carry raw bandwidth, and the efficiency bounds the aggregate, not each copy alone).
 //   - A local copy (src == dst) reads and writes the same HBM: two flows of `bytes` each, a write
 //     flow over [engine, hbm] and a read flow over [hbm] capped at the engine's bandwidth; it is
 //     done when both are.
@@ -20,6 +23,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +43,9 @@ struct DeviceModel {
   sim::Duration copy_engine_setup;
   sim::Bandwidth hbm_bandwidth;
   sim::Duration hbm_latency;
+  // What a GPU's copy engines achieve over NVLink after protocol overheads, per direction, all
+  // engines together (the topology's links carry raw bandwidth). Unset: no such limit.
+  std::optional<sim::Bandwidth> peer_copy_cap;
 };
 
 struct PeerRoute {
@@ -83,6 +90,7 @@ class Transfers {
     std::vector<bool> busy;
     std::deque<Request> waiting;
     sim::ResourceId hbm;
+    std::optional<sim::ResourceId> peer_out, peer_in;
   };
 
   void start(int owner, int engine_index, Request req);

@@ -36,7 +36,8 @@ class Crossbar final : public Interconnect {
 
 // Copy engines of 50 GB/s with 2 us setup; HBM 1000 GB/s with 500 ns latency.
 DeviceModel device(int engines, sim::Bandwidth ce = sim::Bandwidth::GBps(50)) {
-  return {engines, ce, sim::Duration::us(2), sim::Bandwidth::GBps(1000), sim::Duration::ns(500)};
+  return {engines,     ce, sim::Duration::us(2), sim::Bandwidth::GBps(1000), sim::Duration::ns(500),
+          std::nullopt};
 }
 
 RunResult run(const std::string& text, int gpus, const DeviceModel& dev,
@@ -78,6 +79,16 @@ streams:
   REQUIRE(r.blocked.empty());
   CHECK(end_of(r, 0, "s") == 20'003'000'000);
   CHECK(r.streams.size() == 1);
+}
+
+TEST_CASE("the peer-copy limit (NVLink protocol efficiency) applies below the engine's rate") {
+  DeviceModel dev = device(1);
+  dev.peer_copy_cap = sim::Bandwidth::GBps(25);
+  const auto r = run("world: 2\nstreams: [{name: s, if: rank == 0, ops: [{memcpy: {bytes: 1GB, "
+                     "dst: 1}}]}]\n",
+                     2, dev);
+  // 3 us + 1e9 B / 25 GB/s (cap < 50 GB/s engine < 100 GB/s port) = 3'000'000 + 40'000'000'000.
+  CHECK(end_of(r, 0, "s") == 40'003'000'000);
 }
 
 TEST_CASE("copies queue for the copy engines; with two engines they share the port") {
