@@ -2,11 +2,23 @@
 // A command's callback throws sim::ConfigError for bad input; main() reports it (exit 2).
 #pragma once
 
+#include <stdexcept>
+
 #include <CLI/CLI.hpp>
 
 namespace mgsim::cli {
 
+// Thrown by a command whose run finished but whose check failed (a deadlock, a validation error
+// past its recorded bound), after it has printed its report; main() turns it into exit code 1.
+class CheckFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 void add_topo_command(CLI::App& app);  // topo_command.cpp
 void add_run_command(CLI::App& app);   // run_command.cpp
+void add_bound_command(CLI::App& app);      // bound_command.cpp
+void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp
+void add_validate_command(CLI::App& app);   // validate_command.cpp
 
 }  // namespace mgsim::cli

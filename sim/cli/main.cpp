@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   mgsim::cli::add_topo_command(app);
   mgsim::cli::add_run_command(app);
+  mgsim::cli::add_bound_command(app);
+  mgsim::cli::add_calibrate_command(app);
+  mgsim::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -25,6 +28,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
+  } catch (const mgsim::cli::CheckFailed& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
   } catch (const mgsim::sim::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -239,15 +239,13 @@ void run_schedule(const RunOptions& o) {
     run.result = traces::execute(schedule, params, engine, net, interconnect, device);
     if (!run.result.blocked.empty()) {
       std::cout.flush();
-      std::cerr << fmt::format("{}: error: the schedule deadlocked at {} ps; blocked:\n",
-                               o.schedule, run.result.end.picoseconds());
+      std::string report = fmt::format("{}: error: the schedule deadlocked at {} ps; blocked:\n",
+                                       o.schedule, run.result.end.picoseconds());
       for (const auto& b : run.result.blocked)
-        std::cerr << fmt::format("  {}:{}:{}: rank {} stream '{}' waits for {}\n", b.where.file,
+        report += fmt::format("  {}:{}:{}: rank {} stream '{}' waits for {}\n", b.where.file,
                                  b.where.line, b.where.column, b.rank, b.stream, b.waiting_for);
-      std::cerr.flush();
-      // Exit code 1 means "ran, but a check failed" (main.cpp); the CLI is the only place allowed
-      // to end the process.
-      std::exit(1);
+      report.pop_back();  // main() ends the message with its own newline
+      throw CheckFailed(report);
     }
     runs.push_back(std::move(run));
   }
