@@ -172,3 +172,14 @@ TEST_CASE("unknown preset lists the valid ones") {
   }
   CHECK_THROWS_AS(topologies::load_topology("/nonexistent/t.yaml"), sim::ConfigError);
 }
+
+TEST_CASE("a runaway count is an error, not minutes of work") {
+  // A single count past the 1,000,000 instance bound fails before expanding anything.
+  CHECK_THAT(error_of(with_line(5, "    repeat: {i: 2000000}")),
+             Contains("t.yaml:5:17:") && Contains("more than 1000000"));
+  // 600,000 GPUs, each loop alone under the bound, but with their 600,000 links the file
+  // expands to 1,200,000: the links' count (line 11, column 17) is named.
+  std::string text = with_line(5, "    repeat: {i: 600000}");
+  text.replace(text.rfind("repeat: {i: 2}"), 14, "repeat: {i: 600000}");
+  CHECK_THAT(error_of(text), Contains("t.yaml:11:17:") && Contains("more than 1000000"));
+}
