@@ -114,7 +114,7 @@ class Loader {
         for (const auto& [k, _] : topo_.params) declared.push_back(k);
         const std::string near = sim::nearest_name(name, declared);
         (params ? *params : root)
-            .fail(fmt::format("-D {}={}: the topology has no parameter '{}'{}; declared: {}", name,
+            .fail(fmt::format("-D {}={}: the topology has no parameter '{}'{} (declared: {})", name,
                               value, name,
                               near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
                               declared.empty() ? "none" : fmt::format("{}", fmt::join(declared, ", "))));
