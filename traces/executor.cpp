@@ -49,7 +49,7 @@ constexpr std::int64_t kMaxOps = 200'000'000;
 class Executor {
  public:
   Executor(const Schedule& s, const Env& params, sim::Engine& engine, sim::FluidNetwork& net,
-           Interconnect& fabric, const DeviceModel& device)
+           Interconnect& fabric, const DeviceModel& device, ResourceCatalog* catalog)
       : s_(s), engine_(engine) {
     Env base = params;
     base.resize(static_cast<std::size_t>(s.slot_count), 0);
@@ -62,7 +62,7 @@ class Executor {
       world_ = static_cast<int>(w);
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
-    transfers_ = std::make_unique<Transfers>(engine, net, fabric, device, world_);
+    transfers_ = std::make_unique<Transfers>(engine, net, fabric, device, world_, catalog);
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
       for (std::size_t d = 0; d < s.streams.size(); ++d) {
@@ -308,8 +308,9 @@ class Executor {
 }  // namespace
 
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
-                  sim::FluidNetwork& net, Interconnect& fabric, const DeviceModel& device) {
-  Executor ex(schedule, params, engine, net, fabric, device);
+                  sim::FluidNetwork& net, Interconnect& fabric, const DeviceModel& device,
+                  ResourceCatalog* catalog) {
+  Executor ex(schedule, params, engine, net, fabric, device, catalog);
   return ex.run();
 }
 

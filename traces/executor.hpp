@@ -23,6 +23,7 @@
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "sim/units.hpp"
+#include "traces/resource_catalog.hpp"
 #include "traces/schedule.hpp"
 #include "traces/transfers.hpp"
 
@@ -64,7 +65,10 @@ struct RunResult {
 
 // `params` from param_values(). The world is the schedule's `world` or the fabric's GPU count.
 // REQUIRES: net uses `engine`; the fabric's resources live in `net`.
+// `catalog`, if given, gets every resource the run creates (copy engines, HBM, peer in/out, and
+// whatever the kernels add), for the roofline (roofline.hpp); it must outlive the call only.
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
-                  sim::FluidNetwork& net, Interconnect& fabric, const DeviceModel& device);
+                  sim::FluidNetwork& net, Interconnect& fabric, const DeviceModel& device,
+                  ResourceCatalog* catalog = nullptr);
 
 }  // namespace mgsim::traces

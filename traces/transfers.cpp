@@ -9,7 +9,7 @@
 namespace mgsim::traces {
 
 Transfers::Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& fabric,
-                     const DeviceModel& device, int gpus)
+                     const DeviceModel& device, int gpus, ResourceCatalog* catalog)
     : engine_(engine), net_(net), fabric_(fabric), device_(device) {
   MGSIM_CHECK(device.copy_engines > 0, "a GPU needs at least one copy engine");
   gpus_.resize(static_cast<std::size_t>(gpus));
@@ -23,6 +23,13 @@ Transfers::Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& 
     if (device.peer_copy_cap) {
       gpu.peer_out = net.add_resource(fmt::format("gpu{}.peer.out", g), *device.peer_copy_cap);
       gpu.peer_in = net.add_resource(fmt::format("gpu{}.peer.in", g), *device.peer_copy_cap);
+    }
+    if (catalog) {
+      for (const sim::ResourceId ce : gpu.engines)
+        catalog->add(ce, UnitKind::copy_engine, g, gpu_group(g, "copy_engine"));
+      catalog->add(gpu.hbm, UnitKind::hbm, g, gpu_group(g, "hbm"));
+      if (gpu.peer_out) catalog->add(*gpu.peer_out, UnitKind::peer_out, g, gpu_group(g, "peer.out"));
+      if (gpu.peer_in) catalog->add(*gpu.peer_in, UnitKind::peer_in, g, gpu_group(g, "peer.in"));
     }
   }
 }

@@ -33,6 +33,7 @@
 #include "sim/fluid.hpp"
 #include "sim/trace.hpp"
 #include "sim/units.hpp"
+#include "traces/resource_catalog.hpp"
 
 namespace mgsim::traces {
 
@@ -65,9 +66,11 @@ class Interconnect {
 
 class Transfers {
  public:
-  // Adds one resource per copy engine and one HBM resource per GPU of [0, gpus) to `net`.
+  // Adds one resource per copy engine and one HBM resource per GPU of [0, gpus) to `net`, and
+  // registers each in `catalog` when one is given (groups "gpuN.copy_engine", "gpuN.hbm",
+  // "gpuN.peer.out", "gpuN.peer.in").
   Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& fabric,
-            const DeviceModel& device, int gpus);
+            const DeviceModel& device, int gpus, ResourceCatalog* catalog = nullptr);
 
   // Copies `bytes` from GPU `src` to GPU `dst` with an engine of GPU `owner`; `done` runs when
   // the last byte has moved. `label` names the slice on the engine's trace track.
