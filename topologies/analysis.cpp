@@ -2,9 +2,9 @@
 
 #include <set>
 
+#include <fmt/format.h>
 #include <boost/graph/graphviz.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
-#include <fmt/format.h>
 
 #include "sim/check.hpp"
 
@@ -33,10 +33,10 @@ sim::Bandwidth bisection_bandwidth(const RoutingGraph& routing) {
   using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
   using FlowGraph = boost::adjacency_list<
       boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-      boost::property<boost::edge_capacity_t, std::int64_t,
-                      boost::property<boost::edge_residual_capacity_t, std::int64_t,
-                                      boost::property<boost::edge_reverse_t,
-                                                      Traits::edge_descriptor>>>>;
+      boost::property<
+          boost::edge_capacity_t, std::int64_t,
+          boost::property<boost::edge_residual_capacity_t, std::int64_t,
+                          boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
   const int v = routing.vertex_count();
   FlowGraph fg(static_cast<std::size_t>(v + 2));
   const int source = v;
@@ -62,8 +62,10 @@ sim::Bandwidth bisection_bandwidth(const RoutingGraph& routing) {
     add(a.from, a.to, a.bandwidth.bytes_per_second());
   }
   for (int r = 0; r < n; ++r) {
-    if (r < n / 2) add(source, routing.gpu_vertex(r), infinite);
-    else add(routing.gpu_vertex(r), sink, infinite);
+    if (r < n / 2)
+      add(source, routing.gpu_vertex(r), infinite);
+    else
+      add(routing.gpu_vertex(r), sink, infinite);
   }
   const std::int64_t flow = boost::push_relabel_max_flow(fg, source, sink);
   return sim::Bandwidth::bytes_per_second(flow);
@@ -91,7 +93,8 @@ void write_dot(std::ostream& out, const Topology& topo) {
   };
   auto edge_writer = [&](std::ostream& os, Graph::edge_descriptor e) {
     const LinkInfo& l = g[e];
-    os << fmt::format("[label=\"{} x{} {}\"]", to_string(l.kind), l.lanes, sim::to_string(l.bandwidth));
+    os << fmt::format("[label=\"{} x{} {}\"]", to_string(l.kind), l.lanes,
+                      sim::to_string(l.bandwidth));
   };
   auto graph_writer = [&](std::ostream& os) {
     os << fmt::format("label=\"{} ({} x {})\";\n", topo.name, topo.gpu_count(), topo.gpu_model);

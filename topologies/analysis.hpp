@@ -22,10 +22,10 @@ namespace mgsim::topologies {
 
 struct TopologySummary {
   std::map<std::string, int> vertices_by_kind;  // kind name -> count
-  int links = 0;                                 // links as declared (after generators)
-  std::int64_t lanes = 0;                        // their lanes summed
-  int trunks = 0;                                // links after merging groups and parallels
-  int nodes = 0;                                 // distinct node indices of GPUs
+  int links = 0;                                // links as declared (after generators)
+  std::int64_t lanes = 0;                       // their lanes summed
+  int trunks = 0;                               // links after merging groups and parallels
+  int nodes = 0;                                // distinct node indices of GPUs
 };
 
 TopologySummary summarize(const Topology& topo, const RoutingGraph& routing);

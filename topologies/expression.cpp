@@ -57,7 +57,8 @@ class Parser {
   }
 
   std::int64_t checked(sim::Int128 v) const {
-    if (v > std::numeric_limits<std::int64_t>::max() || v < std::numeric_limits<std::int64_t>::min())
+    if (v > std::numeric_limits<std::int64_t>::max() ||
+        v < std::numeric_limits<std::int64_t>::min())
       fail("integer overflow");
     return static_cast<std::int64_t>(v);
   }
@@ -83,29 +84,40 @@ class Parser {
   std::int64_t parse_equality() {
     std::int64_t v = parse_relational();
     for (;;) {
-      if (accept("==")) v = v == parse_relational();
-      else if (accept("!=")) v = v != parse_relational();
-      else return v;
+      if (accept("=="))
+        v = v == parse_relational();
+      else if (accept("!="))
+        v = v != parse_relational();
+      else
+        return v;
     }
   }
 
   std::int64_t parse_relational() {
     std::int64_t v = parse_additive();
     for (;;) {
-      if (accept("<=")) v = v <= parse_additive();
-      else if (accept(">=")) v = v >= parse_additive();
-      else if (accept("<")) v = v < parse_additive();
-      else if (accept(">")) v = v > parse_additive();
-      else return v;
+      if (accept("<="))
+        v = v <= parse_additive();
+      else if (accept(">="))
+        v = v >= parse_additive();
+      else if (accept("<"))
+        v = v < parse_additive();
+      else if (accept(">"))
+        v = v > parse_additive();
+      else
+        return v;
     }
   }
 
   std::int64_t parse_additive() {
     std::int64_t v = parse_multiplicative();
     for (;;) {
-      if (accept("+")) v = checked(sim::Int128{v} + parse_multiplicative());
-      else if (accept("-")) v = checked(sim::Int128{v} - parse_multiplicative());
-      else return v;
+      if (accept("+"))
+        v = checked(sim::Int128{v} + parse_multiplicative());
+      else if (accept("-"))
+        v = checked(sim::Int128{v} - parse_multiplicative());
+      else
+        return v;
     }
   }
 

@@ -114,10 +114,10 @@ class Loader {
         for (const auto& [k, _] : topo_.params) declared.push_back(k);
         const std::string near = sim::nearest_name(name, declared);
         (params ? *params : root)
-            .fail(fmt::format("-D {}={}: the topology has no parameter '{}'{} (declared: {})", name,
-                              value, name,
-                              near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
-                              declared.empty() ? "none" : fmt::format("{}", fmt::join(declared, ", "))));
+            .fail(fmt::format(
+                "-D {}={}: the topology has no parameter '{}'{} (declared: {})", name, value, name,
+                near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                declared.empty() ? "none" : fmt::format("{}", fmt::join(declared, ", "))));
       }
       it->second = value;
     }
@@ -131,18 +131,21 @@ class Loader {
       // A bound on the whole file's expansion, so that a mistyped count (-D nodes=1000000) is a
       // message instead of minutes of work and gigabytes: nvl576 needs about 12,000.
       if (++instances_ > kMaxInstances)
-        g.loops.front().count.fail(fmt::format(
-            "the generators expand to more than {} vertices and links", kMaxInstances));
+        g.loops.front().count.fail(
+            fmt::format("the generators expand to more than {} vertices and links", kMaxInstances));
       if (!g.where || evaluate(*g.where, scope_) != 0) body();
       return;
     }
     const Loop& loop = g.loops[depth];
     const std::int64_t count = evaluate(loop.count, scope_);
     if (count <= 0)
-      loop.count.fail(fmt::format("repeat count of '{}' must be positive, got {}", loop.var, count));
+      loop.count.fail(
+          fmt::format("repeat count of '{}' must be positive, got {}", loop.var, count));
     if (instances_ + count > kMaxInstances)
-      loop.count.fail(fmt::format("repeat count of '{}' is {}: the generators would expand to more "
-                                  "than {} vertices and links", loop.var, count, kMaxInstances));
+      loop.count.fail(
+          fmt::format("repeat count of '{}' is {}: the generators would expand to more "
+                      "than {} vertices and links",
+                      loop.var, count, kMaxInstances));
     scope_.push(loop.var, 0);
     for (std::int64_t i = 0; i < count; ++i) {
       scope_.set_last(i);
@@ -165,10 +168,10 @@ class Loader {
     }
     m.finish();
     const sim::Node name = need(m, name_node, "vertex", "name");
-    const VertexKind kind = parse_kind(need(m, kind_node, "vertex", "kind"), "vertex",
-                                       {VertexKind::gpu, VertexKind::nvswitch, VertexKind::nic,
-                                        VertexKind::pcie_switch, VertexKind::cpu,
-                                        VertexKind::ib_switch});
+    const VertexKind kind =
+        parse_kind(need(m, kind_node, "vertex", "kind"), "vertex",
+                   {VertexKind::gpu, VertexKind::nvswitch, VertexKind::nic, VertexKind::pcie_switch,
+                    VertexKind::cpu, VertexKind::ib_switch});
     const std::string pattern = name.as_string();
     const std::string group_pattern = group ? group->as_string() : "";
     expand(gen, 0, [&] {
@@ -189,7 +192,8 @@ class Loader {
                               first.file, first.line, first.column));
       }
       // add_vertex(g) then assign: add_vertex(property, g) goes through named_graph code that
-      // GCC 12 flags as maybe-uninitialized under -fsanitize (a false positive, fatal with -Werror).
+      // GCC 12 flags as maybe-uninitialized under -fsanitize (a false positive, fatal with
+      // -Werror).
       const VertexId id = boost::add_vertex(topo_.graph);
       topo_.graph[id] = std::move(v);
       by_name_.emplace(topo_.graph[id].name, id);
@@ -227,7 +231,8 @@ class Loader {
         {LinkKind::nvlink, LinkKind::pcie, LinkKind::ib, LinkKind::ethernet, LinkKind::c2c});
     const sim::Node latency_node = need(m, latency_opt, "link", "latency");
     if (per_lane && total)
-      total->fail("give either bandwidth (per direction, all lanes) or bandwidth_per_lane, not both");
+      total->fail(
+          "give either bandwidth (per direction, all lanes) or bandwidth_per_lane, not both");
     if (!per_lane && !total)
       node.fail("link needs bandwidth (per direction, all lanes) or bandwidth_per_lane");
     const sim::Bandwidth bw = per_lane ? per_lane->as_positive_bandwidth("bandwidth_per_lane")
@@ -293,9 +298,9 @@ class Loader {
     }
     for (VertexId v : topo_.gpus) {
       if (!seen[v])
-        throw sim::ConfigError(g[v].where,
-                               fmt::format("{} is not connected to {} (GPUs do not forward traffic)",
-                                           g[v].name, g[topo_.gpus.front()].name));
+        throw sim::ConfigError(
+            g[v].where, fmt::format("{} is not connected to {} (GPUs do not forward traffic)",
+                                    g[v].name, g[topo_.gpus.front()].name));
     }
   }
 
@@ -309,7 +314,8 @@ class Loader {
 
 bool looks_like_path(const std::string& s) {
   auto ends_with = [&](std::string_view suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
 }

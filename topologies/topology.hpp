@@ -38,9 +38,9 @@ std::string_view to_string(LinkKind k);
 struct VertexInfo {
   std::string name;
   VertexKind kind = VertexKind::gpu;
-  int node = 0;            // host / tray / rack index the vertex belongs to
-  std::string group;       // empty: the vertex routes on its own
-  sim::Duration latency;   // added when a route crosses this vertex (switch traversal)
+  int node = 0;           // host / tray / rack index the vertex belongs to
+  std::string group;      // empty: the vertex routes on its own
+  sim::Duration latency;  // added when a route crosses this vertex (switch traversal)
   sim::SourceLocation where;
 };
 
@@ -52,14 +52,14 @@ struct LinkInfo {
   sim::SourceLocation where;
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo,
-                                    LinkInfo>;
+using Graph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo, LinkInfo>;
 using VertexId = Graph::vertex_descriptor;
 
 struct Topology {
   std::string name;
-  std::string gpu_model;  // hardware preset name in models/presets ("h200")
-  std::string source;     // file the topology was read from
+  std::string gpu_model;                       // hardware preset name in models/presets ("h200")
+  std::string source;                          // file the topology was read from
   std::map<std::string, std::int64_t> params;  // after overrides
   Graph graph;
   std::vector<VertexId> gpus;  // rank -> vertex

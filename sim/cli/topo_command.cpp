@@ -56,11 +56,12 @@ void print_summary(const topologies::Topology& topo) {
     std::cout << fmt::format("params: {}\n", fmt::join(p, " "));
   }
   std::vector<std::string> kinds;
-  for (const auto& [kind, count] : s.vertices_by_kind) kinds.push_back(fmt::format("{} {}", count, kind));
+  for (const auto& [kind, count] : s.vertices_by_kind)
+    kinds.push_back(fmt::format("{} {}", count, kind));
   std::cout << fmt::format("vertices: {}\n", fmt::join(kinds, ", "));
   std::cout << fmt::format(
-      "links: {} declared ({} lanes); {} trunks after merging groups and parallel links\n",
-      s.links, s.lanes, s.trunks);
+      "links: {} declared ({} lanes); {} trunks after merging groups and parallel links\n", s.links,
+      s.lanes, s.trunks);
   sim::Bandwidth lo = fabric.injection_bandwidth(0);
   sim::Bandwidth hi = lo;
   for (int g = 1; g < fabric.gpu_count(); ++g) {
@@ -68,8 +69,9 @@ void print_summary(const topologies::Topology& topo) {
     hi = std::max(hi, fabric.injection_bandwidth(g));
   }
   std::cout << fmt::format("injection bandwidth per GPU: {} per direction\n",
-                           lo == hi ? sim::to_string(lo)
-                                    : fmt::format("{} to {}", sim::to_string(lo), sim::to_string(hi)));
+                           lo == hi
+                               ? sim::to_string(lo)
+                               : fmt::format("{} to {}", sim::to_string(lo), sim::to_string(hi)));
   const int n = topo.gpu_count();
   if (n >= 2) {
     std::cout << fmt::format("bisection bandwidth (GPUs 0-{} -> {}-{}): {} per direction\n",

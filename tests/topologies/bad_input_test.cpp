@@ -15,20 +15,20 @@ using Catch::Matchers::Contains;
 namespace {
 
 const std::vector<std::string> kBase = {
-    "gpu: h200",          // 1
-    "vertices:",          // 2
-    "  - name: gpu{i}",   // 3
-    "    kind: gpu",      // 4
-    "    repeat: {i: 2}", // 5
-    "  - name: sw",       // 6
-    "    kind: nvswitch", // 7
-    "links:",             // 8
-    "  - from: gpu{i}",   // 9
-    "    to: sw",         // 10
-    "    repeat: {i: 2}", // 11
-    "    kind: nvlink",   // 12
+    "gpu: h200",              // 1
+    "vertices:",              // 2
+    "  - name: gpu{i}",       // 3
+    "    kind: gpu",          // 4
+    "    repeat: {i: 2}",     // 5
+    "  - name: sw",           // 6
+    "    kind: nvswitch",     // 7
+    "links:",                 // 8
+    "  - from: gpu{i}",       // 9
+    "    to: sw",             // 10
+    "    repeat: {i: 2}",     // 11
+    "    kind: nvlink",       // 12
     "    bandwidth: 25GB/s",  // 13
-    "    latency: 1ns",   // 14
+    "    latency: 1ns",       // 14
 };
 
 // The base file with line `n` (1-based) replaced by `text` (n = 0 keeps it whole; "" blanks it).
@@ -58,8 +58,8 @@ TEST_CASE("the base file is valid") {
 
 TEST_CASE("not YAML") {
   // An unclosed flow mapping on line 5: the parser reports where it gave up.
-  CHECK_THAT(error_of(with_line(5, "    repeat: {i: 2")), Contains("t.yaml:") &&
-                                                          Contains("not valid YAML"));
+  CHECK_THAT(error_of(with_line(5, "    repeat: {i: 2")),
+             Contains("t.yaml:") && Contains("not valid YAML"));
 }
 
 TEST_CASE("unknown keys name the nearest valid key") {
@@ -74,18 +74,21 @@ TEST_CASE("unknown keys name the nearest valid key") {
              Contains("t.yaml:9:5: error: link is missing the required key 'kind'"));
   // Unknown kinds too: "nvswich" is 1 edit from "nvswitch"; value at column 11.
   CHECK_THAT(error_of(with_line(7, "    kind: nvswich")),
-             Contains("t.yaml:7:11:") && Contains("unknown vertex kind 'nvswich'; did you mean 'nvswitch'?"));
+             Contains("t.yaml:7:11:") &&
+                 Contains("unknown vertex kind 'nvswich'; did you mean 'nvswitch'?"));
 }
 
 TEST_CASE("wrong types") {
-  CHECK_THAT(error_of("gpu: h200\nvertices: 3\n"), Contains("t.yaml:2:11:") && Contains("expected a list"));
+  CHECK_THAT(error_of("gpu: h200\nvertices: 3\n"),
+             Contains("t.yaml:2:11:") && Contains("expected a list"));
   // repeat must be a mapping of loop variables; value at column 13.
   CHECK_THAT(error_of(with_line(5, "    repeat: 2")),
              Contains("t.yaml:5:13:") && Contains("expected a mapping for repeat"));
   // lanes must be an integer expression; "many" is an undefined name. Value at column 12.
   CHECK_THAT(error_of(with_line(14, "    latency: 1ns\n    lanes: many")),
              Contains("t.yaml:15:12:") && Contains("undefined name 'many'"));
-  CHECK_THAT(error_of(with_line(1, "gpu: [h200]")), Contains("t.yaml:1:6:") && Contains("expected a string"));
+  CHECK_THAT(error_of(with_line(1, "gpu: [h200]")),
+             Contains("t.yaml:1:6:") && Contains("expected a string"));
 }
 
 TEST_CASE("bad or missing units") {
@@ -94,8 +97,7 @@ TEST_CASE("bad or missing units") {
   CHECK_THAT(error_of(with_line(14, "    latency: 1 parsec")), Contains("t.yaml:14:14:"));
   CHECK_THAT(error_of(with_line(13, "    bandwidth: 25GB")), Contains("t.yaml:13:16:"));
   // Missing bandwidth altogether: reported at the link mapping (line 9, column 5).
-  CHECK_THAT(error_of(with_line(13, "")),
-             Contains("t.yaml:9:5:") && Contains("needs bandwidth"));
+  CHECK_THAT(error_of(with_line(13, "")), Contains("t.yaml:9:5:") && Contains("needs bandwidth"));
 }
 
 TEST_CASE("zero or negative sizes") {
@@ -112,8 +114,9 @@ TEST_CASE("zero or negative sizes") {
 }
 
 TEST_CASE("a link to a vertex that does not exist") {
-  CHECK_THAT(error_of(with_line(10, "    to: sx")),
-             Contains("t.yaml:10:9: error: link to 'sx': no vertex has that name; did you mean 'sw'?"));
+  CHECK_THAT(
+      error_of(with_line(10, "    to: sx")),
+      Contains("t.yaml:10:9: error: link to 'sx': no vertex has that name; did you mean 'sw'?"));
   // The pattern expands to gpu0, gpu1, gpu2 but only two GPUs exist.
   CHECK_THAT(error_of(with_line(11, "    repeat: {i: 3}")),
              Contains("t.yaml:9:11:") && Contains("link from 'gpu2': no vertex has that name"));
@@ -128,31 +131,37 @@ TEST_CASE("a GPU that no route reaches") {
 
 TEST_CASE("GPUs do not forward: a GPU reachable only through another GPU is unreachable") {
   // gpu0 - sw - gpu1 - gpu2 (a link between two GPUs): gpu2 is reached only through gpu1.
-  const std::string text = with_line(0, "") +
-                           "  - {from: gpu1, to: gpu2, kind: nvlink, bandwidth: 1GB/s, latency: 1ns}\n";
+  const std::string text =
+      with_line(0, "") +
+      "  - {from: gpu1, to: gpu2, kind: nvlink, bandwidth: 1GB/s, latency: 1ns}\n";
   std::string three = text;
   three.replace(three.find("repeat: {i: 2}"), 14, "repeat: {i: 3}");
   CHECK_THAT(error_of(three), Contains("gpu2 is not connected to gpu0"));
 }
 
 TEST_CASE("duplicates") {
-  CHECK_THAT(error_of(with_line(6, "  - name: gpu1")),
-             Contains("t.yaml:6:11:") && Contains("vertex 'gpu1' is defined twice (first at t.yaml:3:5)"));
-  CHECK_THAT(error_of(with_line(0, "") + "  - {from: sw, to: gpu0, kind: nvlink, bandwidth: 1GB/s, latency: 1ns}\n"),
-             Contains("t.yaml:15:5:") && Contains("second link between 'sw' and 'gpu0' (first at t.yaml:9:5)"));
+  CHECK_THAT(
+      error_of(with_line(6, "  - name: gpu1")),
+      Contains("t.yaml:6:11:") && Contains("vertex 'gpu1' is defined twice (first at t.yaml:3:5)"));
+  CHECK_THAT(error_of(with_line(0, "") +
+                      "  - {from: sw, to: gpu0, kind: nvlink, bandwidth: 1GB/s, latency: 1ns}\n"),
+             Contains("t.yaml:15:5:") &&
+                 Contains("second link between 'sw' and 'gpu0' (first at t.yaml:9:5)"));
   CHECK_THAT(error_of(with_line(10, "    to: gpu{i}")), Contains("link from 'gpu0' to itself"));
 }
 
 TEST_CASE("params: undefined names, unknown overrides") {
   // "n" is not a param: the count at column 17 names it and lists what is defined.
-  CHECK_THAT(error_of(with_line(5, "    repeat: {i: n}")),
-             Contains("t.yaml:5:17:") && Contains("undefined name 'n'") && Contains("defined here: nothing"));
+  CHECK_THAT(error_of(with_line(5, "    repeat: {i: n}")), Contains("t.yaml:5:17:") &&
+                                                               Contains("undefined name 'n'") &&
+                                                               Contains("defined here: nothing"));
   const std::string with_params = "params:\n  count: 2\n" + with_line(5, "    repeat: {i: count}");
   CHECK(topologies::load_topology_text(with_params, "t.yaml", {{"count", 2}}).gpu_count() == 2);
   // -D cont=3: no such param, the params mapping (line 2, column 3) is named, with a suggestion.
   CHECK_THAT(error_of(with_params, {{"cont", 3}}),
              Contains("t.yaml:2:3:") && Contains("no parameter 'cont'; did you mean 'count'?"));
-  CHECK_THAT(error_of("params:\n  n: x\n" + with_line(0, "")), Contains("t.yaml:2:6:") && Contains("expected an integer"));
+  CHECK_THAT(error_of("params:\n  n: x\n" + with_line(0, "")),
+             Contains("t.yaml:2:6:") && Contains("expected an integer"));
   CHECK_THAT(error_of(with_line(5, "    repeat: {i: 2 / 0}")), Contains("division by zero"));
 }
 

@@ -1,10 +1,10 @@
 // The loader's generators, params, groups and the integer expression evaluator.
 #include <catch2/catch.hpp>
 
+#include "sim/engine.hpp"
 #include "topologies/expression.hpp"
 #include "topologies/fabric.hpp"
 #include "topologies/topology.hpp"
-#include "sim/engine.hpp"
 
 using namespace mgsim;
 

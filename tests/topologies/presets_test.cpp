@@ -15,8 +15,8 @@ using namespace mgsim;
 
 TEST_CASE("every preset loads and names a GPU model") {
   const auto names = topologies::preset_names();
-  CHECK(names == std::vector<std::string>{"dgx-b200-8", "dgx-h100-8", "gb200-nvl72",
-                                          "hgx-h200-8", "hgx-h200-ib", "nvl576"});
+  CHECK(names == std::vector<std::string>{"dgx-b200-8", "dgx-h100-8", "gb200-nvl72", "hgx-h200-8",
+                                          "hgx-h200-ib", "nvl576"});
   for (const auto& n : names) {
     INFO(n);
     const auto topo = topologies::load_topology(n);
@@ -61,14 +61,15 @@ TEST_CASE("dgx-b200-8 and gb200-nvl72: NVLink5, 900 GB/s per GPU and direction")
 TEST_CASE("hgx-h200-ib bisection is the NICs of one node") {
   // nodes = 2: GPUs 0-7 are node 0, 8-15 node 1. Node 0 sends only through its 8 NICs of
   // 400 Gb/s = 50 GB/s each: 400 GB/s (PCIe at 63 GB/s is not the bottleneck).
-  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(topologies::load_topology("hgx-h200-ib"))) ==
-        sim::Bandwidth::GBps(400));
+  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(
+            topologies::load_topology("hgx-h200-ib"))) == sim::Bandwidth::GBps(400));
   // nodes = 4: GPUs 0-15 (nodes 0, 1) send to nodes 2, 3. Rail i's leaf takes 2 x 50 GB/s from
   // nodes 0, 1 and hands it straight to the 2 NICs of rail i in nodes 2, 3 (no spine needed), so
   // the 16 sending NICs are the cut: 16 x 50 = 800 GB/s.
-  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(
-            topologies::load_topology("hgx-h200-ib", {{"nodes", 4}}))) == sim::Bandwidth::GBps(800));
-  CHECK(topologies::gpu_diameter(topologies::RoutingGraph(topologies::load_topology("hgx-h200-ib"))) == 8);
+  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(topologies::load_topology(
+            "hgx-h200-ib", {{"nodes", 4}}))) == sim::Bandwidth::GBps(800));
+  CHECK(topologies::gpu_diameter(
+            topologies::RoutingGraph(topologies::load_topology("hgx-h200-ib"))) == 8);
 }
 
 TEST_CASE("nvl576 loads quickly and is non-blocking") {

@@ -93,10 +93,10 @@ TEST_CASE("hgx-h200-ib: same-rank GPUs of two nodes stay on their rail") {
     // straight back down: 6 hops, never a spine.
     const auto hops = names(net, fabric.route(i, 16 + i, 12345));
     const std::string s = std::to_string(i);
-    CHECK(hops == std::vector<std::string>{
-                      "n0.gpu" + s + "->n0.pcie" + s, "n0.pcie" + s + "->n0.nic" + s,
-                      "n0.nic" + s + "->leaf" + s, "leaf" + s + "->n2.nic" + s,
-                      "n2.nic" + s + "->n2.pcie" + s, "n2.pcie" + s + "->n2.gpu" + s});
+    CHECK(hops ==
+          std::vector<std::string>{"n0.gpu" + s + "->n0.pcie" + s, "n0.pcie" + s + "->n0.nic" + s,
+                                   "n0.nic" + s + "->leaf" + s, "leaf" + s + "->n2.nic" + s,
+                                   "n2.nic" + s + "->n2.pcie" + s, "n2.pcie" + s + "->n2.gpu" + s});
   }
   // Latency (preset's assumed values): 2 x 100 ns PCIe + 2 x 300 ns NIC-leaf + 200 ns leaf
   // traversal + 2 x 100 ns PCIe on the far side = 1200 ns.
@@ -124,8 +124,8 @@ TEST_CASE("hgx-h200-ib: cross-rail traffic crosses a spine, hints spread it over
     spines.insert(hops[3]);
   }
   // Four equal spines (1 uplink each with 2 nodes): 200 hints over 64 classes reach them all.
-  CHECK(spines == std::set<std::string>{"leaf0->spine0", "leaf0->spine1", "leaf0->spine2",
-                                        "leaf0->spine3"});
+  CHECK(spines ==
+        std::set<std::string>{"leaf0->spine0", "leaf0->spine1", "leaf0->spine2", "leaf0->spine3"});
 }
 
 TEST_CASE("nvl576: a cross-rack route climbs to the spine tier") {

@@ -39,14 +39,19 @@ void all_pairs(benchmark::State& state, const std::string& preset) {
     }
     routes += static_cast<std::int64_t>(n) * (n - 1);
   }
-  state.counters["routes/s"] = benchmark::Counter(static_cast<double>(routes), benchmark::Counter::kIsRate);
+  state.counters["routes/s"] =
+      benchmark::Counter(static_cast<double>(routes), benchmark::Counter::kIsRate);
 }
 
-BENCHMARK_CAPTURE(load_and_wire, hgx_h200_8, std::string("hgx-h200-8"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(load_and_wire, gb200_nvl72, std::string("gb200-nvl72"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(load_and_wire, hgx_h200_8, std::string("hgx-h200-8"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(load_and_wire, gb200_nvl72, std::string("gb200-nvl72"))
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(load_and_wire, nvl576, std::string("nvl576"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(all_pairs, gb200_nvl72, std::string("gb200-nvl72"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(all_pairs, hgx_h200_ib, std::string("hgx-h200-ib"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(all_pairs, gb200_nvl72, std::string("gb200-nvl72"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(all_pairs, hgx_h200_ib, std::string("hgx-h200-ib"))
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(all_pairs, nvl576, std::string("nvl576"))->Unit(benchmark::kMillisecond);
 
 }  // namespace
