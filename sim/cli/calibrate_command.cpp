@@ -1,7 +1,51 @@
+// `mgsim calibrate DATA_DIR -o OUT.yaml [--base h200]`: fits the hardware parameters of one GPU
+// type to the primitive measurements in DATA_DIR (validate/calibrate.hpp says which files and
+// fits) and writes a hardware file that inherits the base preset. Deterministic: the same data
+// gives the same file, byte for byte. Without -o the file is printed.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
 #include "sim/cli/commands.hpp"
+#include "sim/config.hpp"
+#include "validate/calibrate.hpp"
 
 namespace mgsim::cli {
+namespace {
 
-void add_calibrate_command(CLI::App& app) { app.add_subcommand("calibrate", "(to come)"); }
+struct CalibrateOptions {
+  std::string data;
+  std::string out;
+  std::string base = "h200";
+};
+
+void run_calibrate(const CalibrateOptions& o) {
+  // The command as a user would retype it, recorded in every source (paths as given).
+  std::string command = "mgsim calibrate " + o.data;
+  if (o.base != "h200") command += " --base " + o.base;
+  const validate::Calibration c = validate::calibrate(o.data, o.base, command);
+  const std::string yaml = validate::to_yaml(c);
+  if (o.out.empty()) {
+    std::cout << yaml;
+    return;
+  }
+  std::ofstream out(o.out, std::ios::binary);
+  if (!out) throw sim::ConfigError({o.out, 0, 0}, "cannot write the calibrated hardware file");
+  out << yaml;
+  std::cout << "wrote " << o.out << " (" << c.parameters.size() << " fitted parameters)\n";
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto opts = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Fit hardware parameters to primitive measurements (validate/data/<gpu>)");
+  cmd->add_option("data", opts->data, "measurement folder, e.g. validate/data/h200")->required();
+  cmd->add_option("-o,--output", opts->out, "calibrated hardware YAML to write (default: print)");
+  cmd->add_option("--base", opts->base, "preset the calibrated file inherits (default h200)");
+  cmd->callback([opts] { run_calibrate(*opts); });
+}
 
 }  // namespace mgsim::cli
