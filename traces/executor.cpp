@@ -1,5 +1,6 @@
 #include "traces/executor.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -9,6 +10,7 @@
 #include "sim/check.hpp"
 #include "sim/trace.hpp"
 #include "traces/collective.hpp"
+#include "traces/kernel_exec.hpp"
 
 namespace mgsim::traces {
 namespace {
@@ -33,6 +35,7 @@ struct StreamRun {
   const Op* current = nullptr;  // the op it is in, for reports
   std::string waiting;          // set while blocked on an event
   CollectiveRun* collective = nullptr;
+  int launch = -1;  // the kernel launch it is in, for reports
 };
 
 using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
@@ -63,6 +66,13 @@ class Executor {
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, device, world_, catalog);
+    if (!s.kernels.kernels.empty()) {
+      if (!device.hardware)
+        throw sim::ConfigError(s.kernels.kernels.front().where,
+                               "kernels need a GPU model (a hardware preset), and none was given");
+      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, *transfers_,
+                                                *device.hardware, world_, catalog);
+    }
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
       for (std::size_t d = 0; d < s.streams.size(); ++d) {
@@ -94,6 +104,7 @@ class Executor {
         continue;
       }
       std::string why = st.waiting;
+      if (st.launch >= 0) why = kernels_->blocked_reason(st.launch);
       if (st.collective) {
         why = fmt::format("{} (the {} of stream '{}'): waiting for {}",
                           to_string(st.collective->kind()), ordinal(st.collectives_seen - 1), name,
@@ -196,6 +207,7 @@ class Executor {
         return false;
       }
       case Op::Kind::collective: return join_collective(i, op);
+      case Op::Kind::launch: return launch(i, op);
     }
     return true;
   }
@@ -233,6 +245,28 @@ class Executor {
     it->second.streams[static_cast<std::size_t>(st.rank)] = i;
     st.collective = it->second.run.get();
     it->second.run->join(st.rank);
+    return false;
+  }
+
+  // Runs a kernel: its env holds the stream's params, rank and world, then the kernel's args
+  // (bound by the launch, evaluated over the stream, or their defaults).
+  bool launch(int i, const Op& op) {
+    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+    const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(op.launch.kernel)];
+    Env env(static_cast<std::size_t>(k.slot_count), 0);
+    std::copy_n(st.env.begin(), s_.world_slot + 1, env.begin());
+    for (std::size_t a = 0; a < k.args.size(); ++a) {
+      const auto bound = std::find_if(op.launch.args.begin(), op.launch.args.end(),
+                                      [&](const auto& b) { return b.first == static_cast<int>(a); });
+      env[static_cast<std::size_t>(k.args[a].slot)] =
+          bound != op.launch.args.end() ? bound->second.eval(st.env)
+                                        : k.args[a].default_value.eval(env);
+    }
+    began_[static_cast<std::size_t>(i)] = engine_.now();
+    st.launch = kernels_->launch(st.rank, op.launch.kernel, std::move(env), [this, i] {
+      streams_[static_cast<std::size_t>(i)].launch = -1;
+      op_done(i, "launch");
+    });
     return false;
   }
 
@@ -296,6 +330,7 @@ class Executor {
   sim::Engine& engine_;
   int world_ = 0;
   std::unique_ptr<Transfers> transfers_;
+  std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
   std::vector<StreamRun> streams_;
   std::vector<sim::Time> began_;  // per stream: when its current op began
   std::map<EventKey, EventState> events_;

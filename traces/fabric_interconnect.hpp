@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "models/hardware_spec.hpp"
 #include "topologies/fabric.hpp"
@@ -35,7 +36,8 @@ inline DeviceModel device_model(const models::HardwareSpec& spec) {
           spec.copy_engine.setup,
           spec.hbm.bandwidth,
           spec.hbm.latency,
-          models::peer_bandwidth(spec, models::PeerPath::copy_engine)};
+          models::peer_bandwidth(spec, models::PeerPath::copy_engine),
+          std::make_shared<const models::HardwareSpec>(spec)};
 }
 
 }  // namespace mgsim::traces

@@ -56,6 +56,8 @@ class Parser {
     s_.rank_slot = scope_.add("rank");
     s_.world_slot = scope_.add("world");
     max_slots_ = scope_.size();
+    // Kernels before streams, so that a launch can check the kernel's name and arguments.
+    if (auto kernels = top.optional("kernels")) s_.kernels = parse_kernels(*kernels, scope_);
     parse_streams(top.required("streams"));
     top.finish();
     s_.slot_count = max_slots_;
@@ -147,20 +149,21 @@ class Parser {
     static constexpr std::pair<const char*, Op::Kind> kinds[] = {
         {"memcpy", Op::Kind::memcpy}, {"record", Op::Kind::record},
         {"wait", Op::Kind::wait},     {"collective", Op::Kind::collective},
-        {"delay", Op::Kind::delay},   {"for", Op::Kind::for_loop}};
+        {"delay", Op::Kind::delay},   {"for", Op::Kind::for_loop},
+        {"launch", Op::Kind::launch}};
     std::optional<sim::Node> body;
     int found = 0;
     for (const auto& [key, kind] : kinds) {
       if (auto n = r.optional(key)) {
         if (found++ > 0) n->fail("an op holds exactly one of memcpy, record, wait, collective, "
-                                 "delay, for");
+                                 "delay, for, launch");
         body = n;
         op.kind = kind;
       }
     }
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
-    if (!body) node.fail("an op needs one of memcpy, record, wait, collective, delay, for");
+    if (!body) node.fail("an op needs one of memcpy, record, wait, collective, delay, for, launch");
     switch (op.kind) {
       case Op::Kind::memcpy: parse_memcpy(*body, op.memcpy); break;
       case Op::Kind::record: op.event = parse_event(*body, false); break;
@@ -171,8 +174,44 @@ class Parser {
         if (op.delay < sim::Duration::zero()) body->fail("a delay cannot be negative");
         break;
       case Op::Kind::for_loop: op.loop.push_back(parse_for(*body)); break;
+      case Op::Kind::launch: parse_launch(*body, op.launch); break;
     }
     return op;
+  }
+
+  void parse_launch(const sim::Node& node, LaunchOp& l) {
+    sim::Node name = node;
+    std::optional<sim::Node> args;
+    if (node.is_map()) {
+      sim::MapReader r(node, "launch");
+      name = r.required("kernel");
+      args = r.optional("args");
+      r.finish();
+    }
+    const std::string text = name.as_string();
+    l.kernel = s_.kernels.find(text);
+    if (l.kernel < 0) {
+      std::vector<std::string> names;
+      for (const auto& k : s_.kernels.kernels) names.push_back(k.name);
+      if (names.empty()) name.fail(fmt::format("unknown kernel '{}': the schedule has no "
+                                               "'kernels:' section", text));
+      fail_choice(name, "kernel", text, names);
+    }
+    if (!args) return;
+    const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(l.kernel)];
+    sim::MapReader ar(*args, "args");
+    for (auto& [arg, value] : ar.rest()) {
+      const auto it = std::find_if(k.args.begin(), k.args.end(),
+                                   [&](const KernelArg& a) { return a.name == arg; });
+      if (it == k.args.end()) {
+        std::vector<std::string> names;
+        for (const auto& a : k.args) names.push_back(a.name);
+        if (names.empty()) value.fail(fmt::format("kernel '{}' takes no arguments", k.name));
+        fail_choice(value, fmt::format("argument of kernel '{}'", k.name), arg, names);
+      }
+      l.args.emplace_back(static_cast<int>(it - k.args.begin()), Expr::parse(value, scope_));
+    }
+    ar.finish();
   }
 
   void parse_memcpy(const sim::Node& node, MemcpyOp& m) {

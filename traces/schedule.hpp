@@ -1,6 +1,6 @@
 // The schedule language, host level: what each rank's host streams run (issue 2). The tile-level
-// `kernels:` section (CTAs, roles, ops) comes later as a sibling top-level key; nothing here needs to
-// change for it.
+// `kernels:` section (CTAs, roles, ops) is a sibling top-level key, described and parsed in
+// traces/kernel_schedule.hpp; streams run kernels with the `launch` op.
 //
 //   params:                     # integer parameters with defaults; sizes may carry units
 //     SIZE: 1GiB                #   overridable by `mgsim run -D SIZE=4MiB`
@@ -17,6 +17,7 @@
 //         - collective: {op: all_reduce, bytes: SIZE, chunk: CHUNK, dtype: bf16, algorithm: ring}
 //         - delay: 5us                                    # host time, a duration with a unit
 //         - for: {var: i, from: 0, to: 4, step: 1, ops: [...]}   # or {var: p, over: ranks, ops: ...}
+//         - launch: {kernel: gemm, args: {TILE: i}}      # or `launch: gemm`; runs to completion
 //   Every op may carry `if: EXPR` (skipped when 0).
 //
 // Values are expressions (traces/expr.hpp) over params, `rank`, `world` and loop variables. All names
@@ -41,6 +42,7 @@
 #include "sim/config.hpp"
 #include "sim/units.hpp"
 #include "traces/expr.hpp"
+#include "traces/kernel_schedule.hpp"
 
 namespace mgsim::traces {
 
@@ -74,6 +76,13 @@ struct CollectiveOp {
   Dtype dtype;
 };
 
+// Runs kernel `kernel` (an index into Schedule::kernels.kernels); the stream continues when its
+// last CTA has finished.
+struct LaunchOp {
+  int kernel = 0;
+  std::vector<std::pair<int, Expr>> args;  // (index into the kernel's args, value over the stream)
+};
+
 struct Op;
 
 struct ForOp {
@@ -84,7 +93,7 @@ struct ForOp {
 };
 
 struct Op {
-  enum class Kind { memcpy, record, wait, collective, delay, for_loop };
+  enum class Kind { memcpy, record, wait, collective, delay, for_loop, launch };
   Kind kind = Kind::delay;
   sim::SourceLocation where;
   std::optional<Expr> condition;
@@ -92,6 +101,7 @@ struct Op {
   EventRef event;
   CollectiveOp collective;
   sim::Duration delay;
+  LaunchOp launch;
   std::vector<ForOp> loop;  // exactly one element for for_loop (a vector breaks the type cycle)
 };
 
@@ -126,6 +136,7 @@ struct Schedule {
   std::vector<StreamDef> streams;
   std::vector<std::string> event_names;
   int collective_count = 0;  // collective ops in the file (statically)
+  KernelSet kernels;         // the `kernels:` section (empty when absent)
 };
 
 Schedule load_schedule(const sim::Node& root);

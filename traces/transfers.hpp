@@ -23,12 +23,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "models/hardware_spec.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "sim/trace.hpp"
@@ -47,6 +49,9 @@ struct DeviceModel {
   // What a GPU's copy engines achieve over NVLink after protocol overheads, per direction, all
   // engines together (the topology's links carry raw bandwidth). Unset: no such limit.
   std::optional<sim::Bandwidth> peer_copy_cap;
+  // The whole GPU model, for kernels (traces/kernel_exec.hpp); unset: a schedule with kernels is
+  // an error.
+  std::shared_ptr<const models::HardwareSpec> hardware = nullptr;
 };
 
 struct PeerRoute {

@@ -1,0 +1,177 @@
+// Kernel execution on the toy machine of kernel_fixture.hpp: every expected picosecond count is
+// derived in a comment before its assertion.
+#include <catch2/catch.hpp>
+
+#include "kernel_fixture.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+
+namespace {
+
+// One kernel `k` with the given roles YAML, launched once by stream `s` on every rank.
+std::string one_kernel(const std::string& grid, const std::string& roles, int world = 1,
+                       const std::string& extra = "") {
+  return "world: " + std::to_string(world) + "\n" + extra +
+         "kernels:\n  k:\n    grid: " + grid + "\n    threads: 2048\n    roles:\n" + roles +
+         "streams:\n  - name: s\n    ops: [{launch: k}]\n";
+}
+
+}  // namespace
+
+TEST_CASE("a grid larger than the SMs runs in waves") {
+  // 8 CTAs of 2048 threads: 1 per SM on 4 SMs, so 2 waves. Each CTA: 2*100*100*100 = 2e6 flops
+  // at 1e12 flops/s = 2 us. 1 us launch + 2 x 2 us = 5 us.
+  const auto r = run_kernels(one_kernel("8", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
+                             1, toy_device(4));
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 5'000'000);
+  // 264 CTAs on 132 SMs is 2 waves as well: 1 us + 2 x 2 us.
+  const auto big = run_kernels(one_kernel("264", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
+                               1, toy_device(132));
+  CHECK(stream_end(big.result, 0, "s") == 5'000'000);
+}
+
+TEST_CASE("two roles of one CTA share the SM's tensor pipe") {
+  // Alone, 2e6 flops take 2 us (1 us launch + 2 us = 3 us). Two roles each with 2e6 flops on
+  // the same SM get 0.5e12 flops/s each: both end after 4 us, at 5 us.
+  const auto alone = run_kernels(one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
+                                 1, toy_device());
+  CHECK(stream_end(alone.result, 0, "s") == 3'000'000);
+  const auto shared = run_kernels(
+      one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"
+                      "      - {name: b, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
+      1, toy_device());
+  CHECK(stream_end(shared.result, 0, "s") == 5'000'000);
+  // fp8 runs at twice the bf16 rate: 2e6 fp8 flops count as 1e6 bf16-equivalent: 1 us + 1 us.
+  const auto fp8 = run_kernels(
+      one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100, dtype: fp8}}]}\n"),
+      1, toy_device());
+  CHECK(stream_end(fp8.result, 0, "s") == 2'000'000);
+}
+
+TEST_CASE("a peer TMA load costs issue + latency + bytes at the port") {
+  // L = 500 ns HBM + 1 us route = 1.5 us; issue 64 cycles at 1 GHz = 64 ns. The CTA's cap is
+  // 8 x 227 KiB / 1.5 us ~ 1.24 TB/s, above the 100 GB/s ports, so 1e6 B take 10 us.
+  // 1 us launch + 64 ns + 1.5 us + 10 us = 12.564 us.
+  const auto r = run_kernels(
+      one_kernel("1", "      - {name: l, if: rank == 0, ops: [{load: {bytes: 1000000, peer: 1}}]}\n", 2),
+      2, toy_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 12'564'000);
+}
+
+TEST_CASE("a signal reaches a peer after the route latency") {
+  // Both ranks' kernels start at 1 us; rank 0 signals rank 1 at once; the write lands after the
+  // 1 us route latency, so rank 1's wait (on its own memory) ends at 2 us.
+  const auto r = run_kernels(one_kernel("1",
+      "      - {name: tx, if: rank == 0, ops: [{signal: {flag: f, rank: 1, value: 1}}]}\n"
+      "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n", 2),
+      2, toy_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 1'000'000);
+  CHECK(stream_end(r.result, 1, "s") == 2'000'000);
+}
+
+TEST_CASE("arrive and sync order two roles of a CTA") {
+  // The loader computes 1e6 flops (1 us, alone on the pipe), then arrives; the consumer's sync
+  // releases 50 mbarrier cycles (50 ns) later, then it computes 2e6 flops alone: 2 us.
+  // 1 us launch + 1 us + 50 ns + 2 us = 4.05 us.
+  const auto r = run_kernels(one_kernel("1",
+      "      - {name: ld, ops: [{compute: {flops: 1000000, dtype: bf16}}, {arrive: full}]}\n"
+      "      - {name: mm, ops: [{sync: full}, {mma: {m: 100, n: 100, k: 100}}]}\n"),
+      1, toy_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 4'050'000);
+}
+
+TEST_CASE("a mainloop takes about fill + max(load, mma) + the last step's mma") {
+  // m = n = 128, k = 1024, k_tile = 64: 16 steps; a stage is (128 + 128) x 64 x 2 B = 32768 B;
+  // all operands 524288 B; flops 2 x 128 x 128 x 1024 = 33554432, the last step's 2097152.
+  // Fill: 100 ns L2 latency + 64 ns issue + 32768 B at the 100 GB/s L2 = 491.68 ns.
+  // Then the other 491520 B (4.9152 us) beside 31457280 flops (31.45728 us): the MMA dominates.
+  // Then the last 2097152 flops: 2.097152 us. Total 1 us + 0.49168 + 31.45728 + 2.097152 us.
+  const auto r = run_kernels(one_kernel("1",
+      "      - {name: m, ops: [{mainloop: {m: 128, n: 128, k: 1024, k_tile: 64, stages: 4}}]}\n"),
+      1, toy_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 35'046'112);
+  // With one stage nothing overlaps: fill, then 4.9152 us of loads, then all MMAs (33.554432 us).
+  const auto serial = run_kernels(one_kernel("1",
+      "      - {name: m, ops: [{mainloop: {m: 128, n: 128, k: 1024, k_tile: 64, stages: 1}}]}\n"),
+      1, toy_device());
+  CHECK(stream_end(serial.result, 0, "s") == 1'000'000 + 491'680 + 4'915'200 + 33'554'432);
+}
+
+TEST_CASE("a wait nobody satisfies ends with a report naming who waits on what") {
+  const auto r = run_kernels(one_kernel("2",
+      "      - {name: rx, if: cta == 1, ops: [{wait: {flag: ready, index: 3, value: 1}}]}\n"),
+      1, toy_device());
+  REQUIRE(r.result.blocked.size() == 1);
+  CHECK(r.result.blocked[0].waiting_for ==
+        "kernel 'k' on rank 0: CTA 1 (SM 1) role 'rx' waits for flag 'ready'[3] on rank 0 to "
+        "reach 1 (it is 0) (at k.yaml:7:40)");
+}
+
+TEST_CASE("TMA fills NVLink with one SM where ld/st needs five") {
+  // n CTAs each store 4 MiB to rank 1. L = 500 ns + 1 us = 1.5 us.
+  // TMA with 4 MiB messages capped at 227 KiB: 8 x 232448 B / 1.5 us = 1239.7 GB/s per CTA, so
+  // one CTA fills the 100 GB/s port. ld/st: 32768 B / 1.5 us = 21.845 GB/s per CTA:
+  // ceil(100 / 21.845) = 5 CTAs fill the port, 4 reach only 87.4 GB/s.
+  auto rate = [](const char* via, int ctas) {
+    const std::string text = one_kernel(std::to_string(ctas),
+        std::string("      - {name: st, if: rank == 0, ops: [{store: {bytes: 4MiB, peer: 1, via: ") +
+            via + "}}]}\n", 2);
+    const auto r = run_kernels(text, 2, toy_device(8));
+    const double t = static_cast<double>(stream_end(r.result, 0, "s")) * 1e-12;
+    return static_cast<double>(ctas) * 4194304.0 / t * 1e-9;  // GB/s including fixed costs
+  };
+  CHECK(rate("tma", 1) > 95.0 * 4194304.0 / (4194304.0 + 100e9 * 2.564e-6));  // fixed 2.564 us
+  CHECK(rate("ldst", 4) < 0.9 * 100.0);
+  CHECK(rate("ldst", 5) > 0.95 * 100.0 * 4194304.0 / (4194304.0 + 100e9 * 2.5e-6));
+}
+
+TEST_CASE("copy-engine transfers of a few KB are latency-bound") {
+  // 4 KiB peer copy: 2 us setup + 1 us route + 4096 B / 50 GB/s (81.92 ns, rounded up to ps):
+  // the bytes are under 3 % of the time.
+  const auto r = run_kernels(R"(world: 2
+streams:
+  - name: s
+    if: rank == 0
+    ops: [{memcpy: {bytes: 4KiB, dst: 1}}]
+)", 2, toy_device());
+  const std::int64_t t = stream_end(r.result, 0, "s");
+  CHECK(t == 3'000'000 + 81'920);
+  CHECK(static_cast<double>(t - 3'000'000) / static_cast<double>(t) < 0.03);
+}
+
+TEST_CASE("an NVLS all-reduce moves about half the NVLink bytes of a ring") {
+  // 8 ranks, B = 8 MiB. NVLS: each rank ld_reduces its B/8 slice (7 contributors' uplinks carry
+  // B/8 each, its downlink B/8), then multicasts it (its uplink B/8, 7 downlinks B/8):
+  // per rank 16 x B/8 = 2B port bytes, 16B in all. The ring moves 2 x 7/8 B per rank, crossing
+  // an out and an in port: 8 x 2 x 2 x 7/8 B = 28B. Ratio 16/28 = 4/7.
+  const std::string nvls = R"(world: 8
+params: {B: 8MiB}
+kernels:
+  ar:
+    grid: 1
+    roles:
+      - name: r
+        ops:
+          - reduce: {bytes: B / world, via: multimem}
+          - store: {bytes: B / world, via: multimem}
+streams:
+  - name: s
+    ops: [{launch: ar}]
+)";
+  const std::string ring = R"(world: 8
+streams:
+  - name: s
+    ops: [{collective: {op: all_reduce, bytes: 8MiB, dtype: bf16}}]
+)";
+  const auto a = run_kernels(nvls, 8, toy_device());
+  const auto b = run_kernels(ring, 8, toy_device());
+  REQUIRE(a.result.blocked.empty());
+  CHECK(a.port_bytes == 16 * 8388608);
+  CHECK(b.port_bytes == 28 * 8388608);
+}

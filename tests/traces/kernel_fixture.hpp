@@ -1,0 +1,103 @@
+// A toy machine for the kernel tests, with numbers that make the arithmetic easy:
+//   - SMs: `sms` per GPU, 1000 bf16 flops/cycle at a 1 GHz tensor clock = 1e12 flops/s per SM;
+//     SM clock 1 GHz (TMA issue: 64 cycles = 64 ns); 1 CTA per SM for 2048 threads.
+//   - HBM 1000 GB/s, 500 ns latency; L2 100 GB/s, 100 ns hit latency; launch 1 us.
+//   - NVLink: 4 links x 25 GB/s = 100 GB/s per direction, efficiencies 1 (TMA, ld/st, copy engine).
+//   - TMA: 8 messages in flight of at most 227 KiB; ld/st: 32 KiB in flight per SM.
+//   - fabric: a crossbar, each GPU with one 100 GB/s out and one 100 GB/s in port; every route is
+//     [src out, dst in] with 1 us latency (two hops, so it counts as switched for multimem).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/fluid.hpp"
+#include "traces/executor.hpp"
+
+namespace mgsim::test {
+
+class Crossbar final : public traces::Interconnect {
+ public:
+  Crossbar(sim::FluidNetwork& net, int gpus) {
+    for (int g = 0; g < gpus; ++g) {
+      out_.push_back(net.add_resource("out" + std::to_string(g), sim::Bandwidth::GBps(100)));
+      in_.push_back(net.add_resource("in" + std::to_string(g), sim::Bandwidth::GBps(100)));
+    }
+    for (int s = 0; s < gpus; ++s)
+      for (int d = 0; d < gpus; ++d) paths_.push_back({out_[s], in_[d]});
+  }
+  int gpu_count() const override { return static_cast<int>(out_.size()); }
+  traces::PeerRoute route(int src, int dst, std::uint64_t) override {
+    return {paths_[static_cast<std::size_t>(src * gpu_count() + dst)], sim::Duration::us(1)};
+  }
+  // Bytes carried by all ports together (both directions).
+  std::int64_t port_bytes(sim::FluidNetwork& net) const {
+    std::int64_t sum = 0;
+    for (auto r : out_) sum += net.stats(r).bytes_carried.count();
+    for (auto r : in_) sum += net.stats(r).bytes_carried.count();
+    return sum;
+  }
+
+ private:
+  std::vector<sim::ResourceId> out_, in_;
+  std::vector<std::vector<sim::ResourceId>> paths_;
+};
+
+inline traces::DeviceModel toy_device(int sms = 4) {
+  auto hw = std::make_shared<models::HardwareSpec>();
+  hw->name = "toy";
+  hw->sm.count = sms;
+  hw->sm.clock = sim::Frequency::mhz(1000);
+  hw->sm.tensor_clock = sim::Frequency::mhz(1000);
+  hw->sm.flops_per_cycle_bf16 = 1000;
+  hw->sm.flops_per_cycle_fp16 = 1000;
+  hw->sm.flops_per_cycle_fp8 = 2000;
+  hw->hbm.bandwidth = sim::Bandwidth::GBps(1000);
+  hw->hbm.latency = sim::Duration::ns(500);
+  hw->l2.bandwidth = sim::Bandwidth::GBps(100);
+  hw->l2.hit_latency = sim::Duration::ns(100);
+  hw->launch.kernel = sim::Duration::us(1);
+  hw->nvlink.links = 4;
+  hw->nvlink.link_bandwidth = sim::Bandwidth::GBps(25);
+  hw->tma.messages_in_flight = 8;
+  traces::DeviceModel d{1, sim::Bandwidth::GBps(50), sim::Duration::us(2),
+                        sim::Bandwidth::GBps(1000), sim::Duration::ns(500), std::nullopt};
+  d.hardware = hw;
+  return d;
+}
+
+struct KernelRun {
+  traces::RunResult result;
+  std::int64_t port_bytes = 0;
+};
+
+inline KernelRun run_kernels(const std::string& text, int gpus, const traces::DeviceModel& dev,
+                             const std::vector<std::pair<std::string, std::string>>& d = {}) {
+  const traces::Schedule s = traces::load_schedule(sim::Node::load_string(text, "k.yaml"));
+  sim::Engine engine;
+  sim::FluidNetwork net(engine);
+  Crossbar fabric(net, gpus);
+  KernelRun out;
+  out.result = traces::execute(s, traces::param_values(s, d), engine, net, fabric, dev);
+  out.port_bytes = fabric.port_bytes(net);
+  return out;
+}
+
+inline std::int64_t stream_end(const traces::RunResult& r, int rank, const std::string& stream) {
+  for (const auto& s : r.streams)
+    if (s.rank == rank && s.stream == stream) return s.end.picoseconds();
+  return -1;
+}
+
+inline std::string config_error(auto&& fn) {
+  try {
+    fn();
+  } catch (const sim::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace mgsim::test

@@ -1,0 +1,97 @@
+// The kernels: section and the launch op: bad input is a ConfigError naming file:line:column.
+#include <catch2/catch.hpp>
+
+#include "kernel_fixture.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+
+namespace {
+std::string load_error(const std::string& text) {
+  return config_error([&] { traces::load_schedule(sim::Node::load_string(text, "k.yaml")); });
+}
+}  // namespace
+
+TEST_CASE("kernels parse with their roles, ops, args and names") {
+  const auto s = traces::load_schedule(sim::Node::load_string(R"(params: {K: 4096}
+kernels:
+  g:
+    grid: num_sms * 2
+    args: {T: 0}
+    roles:
+      - name: a
+        if: cta < 2
+        ops:
+          - for: {var: i, from: 0, to: K / 64, ops: [{mma: {m: 64, n: 64, k: 64}}]}
+          - signal: {flag: f, index: cta + T, add: 1}
+streams:
+  - name: s
+    ops: [{launch: {kernel: g, args: {T: rank}}}]
+)", "k.yaml"));
+  REQUIRE(s.kernels.kernels.size() == 1);
+  const auto& k = s.kernels.kernels[0];
+  CHECK(k.roles.size() == 1);
+  CHECK(k.roles[0].ops.size() == 2);
+  CHECK(s.kernels.flag_names == std::vector<std::string>{"f"});
+  CHECK(s.streams[0].ops[0].launch.args.size() == 1);
+}
+
+TEST_CASE("bad kernel input names file:line:column") {
+  CHECK_THAT(load_error(R"(kernels:
+  k:
+    grid: 1
+    roles: [{name: a, ops: [{mmaa: {m: 1, n: 1, k: 1}}]}]
+streams: [{name: s, ops: [{launch: k}]}]
+)"), Catch::Contains("k.yaml:4:30: error: unknown key 'mmaa' in kernel op") &&
+         Catch::Contains("did you mean 'mma'?"));
+  CHECK_THAT(load_error(R"(kernels:
+  gemm: {grid: 1, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
+streams: [{name: s, ops: [{launch: gem}]}]
+)"), Catch::Contains("k.yaml:3:36: error: unknown kernel 'gem'") &&
+         Catch::Contains("did you mean 'gemm'?"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, via: dma}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"), Catch::Contains("k.yaml:2:63: error: unknown 'via' 'dma'; did you mean 'tma'?"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{reduce: {bytes: 1, via: tma}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"), Catch::Contains("via must be multimem"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{mma: {m: ctaa, n: 1, k: 1}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"), Catch::Contains("k.yaml:2:50: error: in expression 'ctaa'") && Catch::Contains("did you mean 'cta'?"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
+streams: [{name: s, ops: [{launch: {kernel: k, args: {X: 1}}}]}]
+)"), Catch::Contains("kernel 'k' takes no arguments"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{signal: {flag: f}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"), Catch::Contains("signal takes exactly one of 'value' and 'add'"));
+}
+
+TEST_CASE("bad kernel values at run time are ConfigErrors, never crashes") {
+  // A persistent grid larger than the resident slots (4 SMs x 1 CTA of 2048 threads).
+  CHECK_THAT(config_error([] {
+    run_kernels(R"(kernels:
+  k: {grid: 5, threads: 2048, persistent: true, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)", 1, toy_device());
+  }), Catch::Contains("persistent kernel 'k' has 5 CTAs but only 4 fit at once"));
+  // A CTA that does not fit: 4096 threads > 2048 per SM.
+  CHECK_THAT(config_error([] {
+    run_kernels(R"(kernels:
+  k: {grid: 1, threads: 4096, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)", 1, toy_device());
+  }), Catch::Contains("does not fit on an SM"));
+  // A peer outside the world.
+  CHECK_THAT(config_error([] {
+    run_kernels(R"(world: 2
+kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, peer: rank + 2}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)", 2, toy_device());
+  }), Catch::Contains("rank 2 is outside the world"));
+}

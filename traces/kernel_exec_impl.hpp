@@ -1,0 +1,409 @@
+// Private to kernel_exec.cpp and kernel_ops.cpp: the state of running launches, CTAs and roles,
+// and the resources the kernel runner adds. See kernel_exec.hpp for the model.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+#include "sim/trace.hpp"
+#include "traces/kernel_exec.hpp"
+
+namespace mgsim::traces {
+namespace kernel_detail {
+
+// Bytes in flight over a latency as a whole-bytes-per-second cap, rounded down once (at least 1).
+inline sim::Bandwidth window_rate(std::int64_t bytes, sim::Duration latency) {
+  if (latency <= sim::Duration::zero()) return sim::Bandwidth::bytes_per_second(std::int64_t{1} << 62);
+  const sim::Int128 r = static_cast<sim::Int128>(bytes) * 1'000'000'000'000 /
+                        latency.picoseconds();
+  const sim::Int128 top = std::int64_t{1} << 62;
+  return sim::Bandwidth::bytes_per_second(static_cast<std::int64_t>(std::clamp<sim::Int128>(r, 1, top)));
+}
+
+inline std::int64_t dtype_bytes(models::Dtype d) {
+  switch (d) {
+    case models::Dtype::fp8: return 1;
+    case models::Dtype::bf16:
+    case models::Dtype::fp16: return 2;
+    case models::Dtype::tf32:
+    case models::Dtype::fp32: return 4;
+  }
+  return 2;
+}
+
+inline std::int64_t mul(const Expr& at, std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) at.fail("the value overflows 64 bits");
+  return out;
+}
+
+}  // namespace kernel_detail
+
+struct KernelRunner::Impl {
+  using Bandwidth = sim::Bandwidth;
+  using Bytes = sim::Bytes;
+  using Duration = sim::Duration;
+
+  struct Frame {
+    const std::vector<KernelOp>* ops = nullptr;
+    std::size_t pc = 0;
+    int slot = -1;
+    std::int64_t to = 0, step = 1;
+  };
+
+  struct LaunchRun;
+  struct CtaRun;
+  using FlagKey = std::tuple<int, int, std::int64_t>;  // rank, flag, index
+
+  struct RoleRun {
+    CtaRun* cta = nullptr;
+    int role = 0;
+    Env env;
+    std::vector<Frame> frames;
+    const KernelOp* current = nullptr;
+    std::string waiting;  // non-empty while blocked on a flag or barrier
+    std::optional<FlagKey> wait_flag;  // the flag it waits on, and for which value
+    std::int64_t wait_value = 0;
+    sim::Time began;
+    std::map<int, std::int64_t> syncs;  // barrier -> syncs done
+    int pending = 0;                    // flows of the current op still running
+    bool done = false;
+  };
+
+  struct CtaRun {
+    LaunchRun* launch = nullptr;
+    int index = 0;
+    int sm = 0;
+    int roles_left = 0;
+    std::map<int, std::int64_t> arrivals;  // barrier -> arrivals
+    std::map<int, std::vector<std::pair<RoleRun*, std::int64_t>>> syncers;
+    std::vector<std::unique_ptr<RoleRun>> roles;
+  };
+
+  struct LaunchRun {
+    int id = 0;
+    int rank = 0;
+    const KernelDef* def = nullptr;
+    Env env;
+    std::int64_t grid = 0, next = 0, finished = 0;
+    std::function<void()> done;
+    std::vector<std::unique_ptr<CtaRun>> ctas;  // live CTAs (finished ones are released)
+    bool started = false;
+  };
+
+  struct FlagState {
+    std::int64_t value = 0;
+    std::vector<std::pair<RoleRun*, std::int64_t>> waiters;  // role, threshold
+  };
+
+  struct FlowSpec {
+    std::vector<sim::ResourceId> path;
+    Bytes bytes;
+    std::optional<Bandwidth> cap;
+  };
+
+  Impl(KernelRunner& owner, const KernelSet& ks, sim::Engine& e, sim::FluidNetwork& n,
+       Interconnect& f, Transfers& t, const models::HardwareSpec& s, int w, ResourceCatalog* c)
+      : self(owner), kernels(ks), engine(e), net(n), fabric(f), transfers(t), spec(s), world(w),
+        catalog(c), gpus(static_cast<std::size_t>(w)) {}
+
+  struct Gpu {
+    std::vector<sim::ResourceId> tensor, fp32;  // per SM (fp32 created on first use)
+    std::vector<bool> has_fp32;
+    std::optional<sim::ResourceId> l2;
+    std::optional<sim::ResourceId> peer_out[2], peer_in[2];  // [tma, ldst]
+  };
+
+  KernelRunner& self;
+  const KernelSet& kernels;
+  sim::Engine& engine;
+  sim::FluidNetwork& net;
+  Interconnect& fabric;
+  Transfers& transfers;
+  const models::HardwareSpec& spec;
+  int world;
+  ResourceCatalog* catalog;
+  std::vector<Gpu> gpus;
+  std::vector<std::unique_ptr<LaunchRun>> launches;
+  std::map<FlagKey, FlagState> flags;
+  std::uint64_t hint = 0;
+
+  // ---- resources ----
+
+  void ensure_sms(int g) {
+    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
+    if (!gpu.tensor.empty()) return;
+    const Bandwidth rate = Bandwidth::bytes_per_second(spec.sm.flops_per_cycle_bf16 *
+                                                       spec.sm.tensor_clock.hertz());
+    for (int s = 0; s < spec.sm.count; ++s) {
+      const sim::ResourceId r = net.add_resource(fmt::format("gpu{}.sm{}.tensor", g, s), rate);
+      if (catalog) catalog->add(r, UnitKind::tensor_pipe, g, gpu_group(g, "tensor"));
+      gpu.tensor.push_back(r);
+    }
+    gpu.fp32.assign(gpu.tensor.size(), sim::ResourceId{});
+    gpu.has_fp32.assign(gpu.tensor.size(), false);
+  }
+
+  sim::ResourceId pipe(int g, int sm, models::Dtype d) {
+    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
+    if (d != models::Dtype::fp32) return gpu.tensor[static_cast<std::size_t>(sm)];
+    if (!gpu.has_fp32[static_cast<std::size_t>(sm)]) {
+      gpu.fp32[static_cast<std::size_t>(sm)] = net.add_resource(
+          fmt::format("gpu{}.sm{}.fp32", g, sm),
+          Bandwidth::bytes_per_second(spec.sm.flops_per_cycle_fp32 * spec.sm.clock.hertz()));
+      gpu.has_fp32[static_cast<std::size_t>(sm)] = true;
+    }
+    return gpu.fp32[static_cast<std::size_t>(sm)];
+  }
+
+  // Flops of `d` in the units of its pipe (bf16-equivalent on the tensor pipe), rounded up.
+  Bytes pipe_amount(std::int64_t flops, models::Dtype d) const {
+    if (d == models::Dtype::fp32) return Bytes(flops);
+    const sim::Int128 scaled = static_cast<sim::Int128>(flops) * spec.sm.flops_per_cycle_bf16;
+    const std::int64_t rate = spec.sm.flops_per_cycle(d);
+    return Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
+  }
+
+  sim::ResourceId l2(int g) {
+    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
+    if (!gpu.l2) {
+      gpu.l2 = net.add_resource(fmt::format("gpu{}.l2", g), spec.l2.bandwidth);
+      if (catalog) catalog->add(*gpu.l2, UnitKind::l2, g, gpu_group(g, "l2"));
+    }
+    return *gpu.l2;
+  }
+
+  sim::ResourceId peer_port(int g, Via via, bool out) {
+    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
+    const int i = via == Via::tma ? 0 : 1;
+    std::optional<sim::ResourceId>& slot = out ? gpu.peer_out[i] : gpu.peer_in[i];
+    if (!slot) {
+      const Bandwidth bw = models::peer_bandwidth(
+          spec, via == Via::tma ? models::PeerPath::tma : models::PeerPath::ldst);
+      const std::string unit = fmt::format("{}.peer.{}", to_string(via), out ? "out" : "in");
+      slot = net.add_resource(fmt::format("gpu{}.{}", g, unit), bw);
+      if (catalog)
+        catalog->add(*slot, out ? UnitKind::peer_out : UnitKind::peer_in, g, gpu_group(g, unit));
+    }
+    return *slot;
+  }
+
+  // [src's egress, route src -> dst, dst's ingress] for an SM-driven peer transfer.
+  Duration peer_path(int src, int dst, Via via, std::vector<sim::ResourceId>& path) {
+    const PeerRoute route = fabric.route(src, dst, hint++);
+    path.push_back(peer_port(src, via, true));
+    path.insert(path.end(), route.resources.begin(), route.resources.end());
+    path.push_back(peer_port(dst, via, false));
+    return route.latency;
+  }
+
+  // ---- launches and CTAs ----
+
+  int launch(int rank, int kernel, Env env, std::function<void()> done) {
+    auto run = std::make_unique<LaunchRun>();
+    run->id = static_cast<int>(launches.size());
+    run->rank = rank;
+    run->def = &kernels.kernels[static_cast<std::size_t>(kernel)];
+    run->env = std::move(env);
+    run->done = std::move(done);
+    LaunchRun* l = run.get();
+    launches.push_back(std::move(run));
+    engine.schedule_in(spec.launch.kernel, [this, l] { place(*l); });
+    return l->id;
+  }
+
+  void place(LaunchRun& l) {
+    const KernelDef& k = *l.def;
+    ensure_sms(l.rank);
+    l.started = true;
+    l.env[static_cast<std::size_t>(k.num_sms_slot)] = spec.sm.count;
+    l.grid = k.grid.eval_positive(l.env, "grid");
+    models::CtaResources res;
+    res.threads = static_cast<int>(std::min<std::int64_t>(
+        k.threads.eval_positive(l.env, "threads"), 1 << 30));
+    res.registers_per_thread =
+        static_cast<int>(std::min<std::int64_t>(k.registers.eval(l.env), 1 << 30));
+    res.shared_memory = Bytes(k.shared_memory.eval(l.env));
+    if (res.registers_per_thread < 0 || res.shared_memory.count() < 0)
+      throw sim::ConfigError(k.where, fmt::format("kernel '{}': registers and shared_memory "
+                                                  "cannot be negative",
+                                                  k.name));
+    const int per_sm = spec.sm.ctas_per_sm(res);
+    if (per_sm == 0)
+      throw sim::ConfigError(
+          k.where, fmt::format("kernel '{}': one CTA ({} threads, {} registers per thread, {} "
+                               "shared memory) does not fit on an SM of {}",
+                               k.name, res.threads, res.registers_per_thread,
+                               sim::to_string(res.shared_memory), spec.name));
+    const std::int64_t slots = static_cast<std::int64_t>(per_sm) * spec.sm.count;
+    if (k.persistent && l.grid > slots)
+      k.grid.fail(fmt::format("persistent kernel '{}' has {} CTAs but only {} fit at once "
+                              "({} per SM x {} SMs)",
+                              k.name, l.grid, slots, per_sm, spec.sm.count));
+    const std::int64_t first = std::min(l.grid, slots);
+    for (std::int64_t i = 0; i < first; ++i)
+      start_cta(l, static_cast<int>(i % spec.sm.count));
+    if (l.grid == 0) finish_launch(l);
+  }
+
+  void start_cta(LaunchRun& l, int sm) {
+    const KernelDef& k = *l.def;
+    auto cta = std::make_unique<CtaRun>();
+    cta->launch = &l;
+    cta->index = static_cast<int>(l.next++);
+    cta->sm = sm;
+    Env env = l.env;
+    env[static_cast<std::size_t>(k.cta_slot)] = cta->index;
+    for (std::size_t r = 0; r < k.roles.size(); ++r) {
+      const RoleDef& def = k.roles[r];
+      if (def.condition && def.condition->eval(env) == 0) continue;
+      auto role = std::make_unique<RoleRun>();
+      role->cta = cta.get();
+      role->role = static_cast<int>(r);
+      role->env = env;
+      role->frames.push_back({&def.ops, 0, -1, 0, 1});
+      cta->roles.push_back(std::move(role));
+    }
+    cta->roles_left = static_cast<int>(cta->roles.size());
+    CtaRun* c = cta.get();
+    l.ctas.push_back(std::move(cta));
+    if (c->roles.empty()) {
+      engine.schedule_in(Duration::zero(), [this, c] { finish_cta(*c); });
+      return;
+    }
+    for (auto& role : c->roles) {
+      RoleRun* r = role.get();
+      engine.schedule_in(Duration::zero(), [this, r] { advance(*r); });
+    }
+  }
+
+  void finish_cta(CtaRun& c) {
+    LaunchRun& l = *c.launch;
+    const int sm = c.sm;
+    ++self.stats_.ctas;
+    ++l.finished;
+    auto it = std::find_if(l.ctas.begin(), l.ctas.end(), [&](const auto& p) { return p.get() == &c; });
+    MGSIM_CHECK(it != l.ctas.end(), "finished CTA not found");
+    l.ctas.erase(it);
+    if (l.next < l.grid) start_cta(l, sm);
+    if (l.finished == l.grid) finish_launch(l);
+  }
+
+  void finish_launch(LaunchRun& l) {
+    std::function<void()> done = std::move(l.done);
+    l.done = nullptr;
+    if (done) done();
+  }
+
+  // ---- roles ----
+
+  void advance(RoleRun& r) {
+    while (!r.frames.empty()) {
+      Frame& f = r.frames.back();
+      if (f.pc == f.ops->size()) {
+        if (f.slot >= 0) {
+          std::int64_t& v = r.env[static_cast<std::size_t>(f.slot)];
+          v += f.step;
+          if (v < f.to) {
+            f.pc = 0;
+            continue;
+          }
+        }
+        r.frames.pop_back();
+        continue;
+      }
+      const KernelOp& op = (*f.ops)[f.pc++];
+      if (op.condition && op.condition->eval(r.env) == 0) continue;
+      ++self.stats_.ops;
+      r.current = &op;
+      r.began = engine.now();
+      if (!dispatch(r, op)) return;
+    }
+    r.done = true;
+    r.current = nullptr;
+    CtaRun& c = *r.cta;
+    if (--c.roles_left == 0) finish_cta(c);
+  }
+
+  // The op ended: trace it and go on.
+  void op_done(RoleRun& r) {
+    trace_op(r);
+    advance(r);
+  }
+
+  void trace_op(const RoleRun& r) {
+    sim::TraceSink* trace = engine.trace();
+    if (!trace || !r.current) return;
+    const CtaRun& c = *r.cta;
+    const KernelDef& k = *c.launch->def;
+    const sim::TrackId track =
+        trace->track(fmt::format("gpu{}", c.launch->rank),
+                     fmt::format("sm{:03} {}.{}", c.sm, k.name,
+                                 k.roles[static_cast<std::size_t>(r.role)].name));
+    trace->slice(track, op_name(*r.current), r.began, engine.now());
+  }
+
+  static const char* op_name(const KernelOp& op) {
+    switch (op.kind) {
+      case KernelOp::Kind::load: return "load";
+      case KernelOp::Kind::store: return "store";
+      case KernelOp::Kind::reduce: return "reduce";
+      case KernelOp::Kind::mma: return "mma";
+      case KernelOp::Kind::compute: return "compute";
+      case KernelOp::Kind::mainloop: return "mainloop";
+      case KernelOp::Kind::signal: return "signal";
+      case KernelOp::Kind::wait: return "wait";
+      case KernelOp::Kind::arrive: return "arrive";
+      case KernelOp::Kind::sync: return "sync";
+      case KernelOp::Kind::for_loop: return "for";
+    }
+    return "?";
+  }
+
+  int check_rank(const Expr& e, const Env& env) const {
+    const std::int64_t v = e.eval(env);
+    if (v < 0 || v >= world)
+      e.fail(fmt::format("rank {} is outside the world (ranks 0 to {})", v, world - 1));
+    return static_cast<int>(v);
+  }
+
+  // Runs `flows` together after `delay`; the role goes on when all are done.
+  void run_flows(RoleRun& r, Duration delay, std::vector<FlowSpec> flows,
+                 std::function<void()> then) {
+    engine.schedule_in(delay, [this, &r, flows = std::move(flows), then = std::move(then)] {
+      r.pending = static_cast<int>(flows.size());
+      if (flows.empty()) {
+        then();
+        return;
+      }
+      auto shared = std::make_shared<std::function<void()>>(then);
+      for (const FlowSpec& f : flows) {
+        net.start_flow(f.path, f.bytes, f.cap, [&r, shared] {
+          if (--r.pending == 0) (*shared)();
+        });
+      }
+    });
+  }
+
+  bool dispatch(RoleRun& r, const KernelOp& op);
+  bool transfer(RoleRun& r, const KernelOp& op);
+  bool multimem(RoleRun& r, const KernelOp& op, std::int64_t bytes);
+  bool mainloop(RoleRun& r, const KernelOp& op);
+  void signal(RoleRun& r, const KernelOp& op);
+  bool wait(RoleRun& r, const KernelOp& op);
+  void set_flag(const FlagKey& key, std::int64_t value, bool add);
+  std::string flag_text(const FlagKey& key) const;
+  std::string blocked_reason(int id) const;
+};
+
+}  // namespace mgsim::traces
+

@@ -1,0 +1,326 @@
+#include "traces/kernel_schedule.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace mgsim::traces {
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool reserved(const std::string& s) {
+  return s == "min" || s == "max" || s == "rank" || s == "world" || s == "cta" || s == "num_sms";
+}
+
+[[noreturn]] void fail_choice(const sim::Node& n, const std::string& what, const std::string& got,
+                              const std::vector<std::string>& valid) {
+  const std::string near = sim::nearest_name(got, valid);
+  n.fail(fmt::format("unknown {} '{}'{}", what, got,
+                     near.empty() ? fmt::format(" (one of: {})", fmt::join(valid, ", "))
+                                  : fmt::format("; did you mean '{}'?", near)));
+}
+
+int intern(std::vector<std::string>& names, const std::string& name) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<int>(it - names.begin());
+  names.push_back(name);
+  return static_cast<int>(names.size()) - 1;
+}
+
+class KernelParser {
+ public:
+  KernelParser(KernelSet& set, const Scope& host) : set_(set), host_(host) {}
+
+  void parse(const sim::Node& node) {
+    sim::MapReader reader(node, "kernels");
+    for (auto& [name, body] : reader.rest()) {
+      if (!is_identifier(name)) body.fail(fmt::format("'{}' cannot name a kernel", name));
+      set_.kernels.push_back(parse_kernel(name, body));
+    }
+    reader.finish();
+  }
+
+ private:
+  KernelDef parse_kernel(const std::string& name, const sim::Node& node) {
+    KernelDef k;
+    k.name = name;
+    k.where = node.location();
+    scope_ = host_;
+    sim::MapReader r(node, "kernel");
+    if (auto args = r.optional("args")) {
+      sim::MapReader ar(*args, "args");
+      for (auto& [arg, value] : ar.rest()) {
+        if (!is_identifier(arg) || reserved(arg))
+          value.fail(fmt::format("'{}' cannot name a kernel argument", arg));
+        if (scope_.find(arg) >= 0)
+          value.fail(fmt::format("kernel argument '{}' hides a name already defined", arg));
+        KernelArg a{arg, 0, Expr::parse(value, scope_)};
+        a.slot = scope_.add(arg);
+        k.args.push_back(std::move(a));
+      }
+      ar.finish();
+    }
+    // The launch shape may use params, rank, world, args and num_sms, not cta.
+    k.num_sms_slot = scope_.add("num_sms");
+    k.grid = Expr::parse(r.required("grid"), scope_);
+    auto shape = [&](const char* key, std::int64_t fallback) {
+      if (auto n = r.optional(key)) return Expr::parse(*n, scope_);
+      return Expr::constant(fallback, node.location());
+    };
+    k.threads = shape("threads", 128);
+    k.registers = shape("registers", 32);
+    k.shared_memory = shape("shared_memory", 0);
+    if (auto p = r.optional("persistent")) k.persistent = p->as_bool();
+    k.cta_slot = scope_.add("cta");
+    max_slots_ = scope_.size();
+    const std::optional<sim::Node> roles = r.optional("roles");
+    r.finish();
+    if (!roles) node.fail("kernel is missing the required key 'roles'");
+    barriers_ = &k.barrier_names;
+    std::set<std::string> role_names;
+    for (const sim::Node& item : roles->items()) {
+      sim::MapReader rr(item, "role");
+      RoleDef role;
+      role.where = item.location();
+      const sim::Node rn = rr.required("name");
+      role.name = rn.as_string();
+      if (!role_names.insert(role.name).second)
+        rn.fail(fmt::format("two roles of kernel '{}' are named '{}'", name, role.name));
+      if (auto c = rr.optional("if")) role.condition = Expr::parse(*c, scope_);
+      const std::optional<sim::Node> ops = rr.optional("ops");
+      rr.finish();
+      if (!ops) item.fail("role is missing the required key 'ops'");
+      role.ops = parse_ops(*ops);
+      k.roles.push_back(std::move(role));
+    }
+    if (k.roles.empty()) roles->fail("a kernel needs at least one role");
+    k.slot_count = max_slots_;
+    return k;
+  }
+
+  std::vector<KernelOp> parse_ops(const sim::Node& node) {
+    std::vector<KernelOp> ops;
+    for (const sim::Node& item : node.items()) ops.push_back(parse_op(item));
+    return ops;
+  }
+
+  KernelOp parse_op(const sim::Node& node) {
+    using K = KernelOp::Kind;
+    static constexpr std::pair<const char*, K> kinds[] = {
+        {"load", K::load},     {"store", K::store},       {"reduce", K::reduce},
+        {"mma", K::mma},       {"compute", K::compute},   {"mainloop", K::mainloop},
+        {"signal", K::signal}, {"wait", K::wait},         {"arrive", K::arrive},
+        {"sync", K::sync},     {"for", K::for_loop}};
+    sim::MapReader r(node, "kernel op");
+    KernelOp op;
+    op.where = node.location();
+    std::optional<sim::Node> body;
+    int found = 0;
+    for (const auto& [key, kind] : kinds) {
+      if (auto n = r.optional(key)) {
+        if (found++ > 0)
+          n->fail("a kernel op holds exactly one of load, store, reduce, mma, compute, mainloop, "
+                  "signal, wait, arrive, sync, for");
+        body = n;
+        op.kind = kind;
+      }
+    }
+    if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
+    r.finish();
+    if (!body)
+      node.fail("a kernel op needs one of load, store, reduce, mma, compute, mainloop, signal, "
+                "wait, arrive, sync, for");
+    switch (op.kind) {
+      case K::load:
+      case K::store:
+      case K::reduce: parse_transfer(*body, op); break;
+      case K::mma: parse_mma(*body, op, false); break;
+      case K::mainloop: parse_mma(*body, op, true); break;
+      case K::compute: parse_compute(*body, op); break;
+      case K::signal:
+      case K::wait: parse_flag(*body, op); break;
+      case K::arrive:
+      case K::sync: parse_barrier(*body, op); break;
+      case K::for_loop: op.loop.push_back(parse_for(*body)); break;
+    }
+    return op;
+  }
+
+  void parse_transfer(const sim::Node& node, KernelOp& op) {
+    const bool is_reduce = op.kind == KernelOp::Kind::reduce;
+    sim::MapReader r(node, is_reduce ? "reduce" : (op.kind == KernelOp::Kind::load ? "load"
+                                                                                   : "store"));
+    op.bytes = Expr::parse(r.required("bytes"), scope_);
+    if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
+    op.via = is_reduce ? Via::multimem : Via::tma;
+    if (auto v = r.optional("via")) {
+      const std::string text = v->as_string();
+      const std::vector<std::string> valid =
+          is_reduce ? std::vector<std::string>{"multimem"}
+                    : std::vector<std::string>{"tma", "ldst", "multimem"};
+      if (std::find(valid.begin(), valid.end(), text) == valid.end()) {
+        if (is_reduce && (text == "tma" || text == "ldst"))
+          v->fail(fmt::format("a reduce goes through the switch: via must be multimem, not '{}' "
+                              "(TMA and plain ld/st cannot reduce in the network)",
+                              text));
+        fail_choice(*v, "'via'", text, valid);
+      }
+      op.via = text == "tma" ? Via::tma : (text == "ldst" ? Via::ldst : Via::multimem);
+    }
+    if (auto b = r.optional("buffer")) {
+      const std::string name = b->as_string();
+      if (!is_identifier(name)) b->fail(fmt::format("'{}' cannot name a buffer", name));
+      op.buffer = intern(set_.buffer_names, name);
+    }
+    if (auto g = r.optional("region")) op.region = Expr::parse(*g, scope_);
+    r.finish();
+    if (op.via == Via::multimem && op.peer)
+      node.fail("a multimem op addresses the whole multicast group: drop 'peer'");
+    if (op.kind == KernelOp::Kind::load && op.via == Via::multimem)
+      node.fail("a multimem load that reduces is a 'reduce' op; a plain load reads one peer "
+                "(via tma or ldst)");
+  }
+
+  models::Dtype parse_dtype(sim::MapReader& r, models::Dtype fallback) {
+    auto d = r.optional("dtype");
+    if (!d) return fallback;
+    const std::string text = d->as_string();
+    models::Dtype out;
+    if (!models::parse_dtype(text, out)) fail_choice(*d, "dtype", text,
+                                                     {"bf16", "fp16", "fp8", "tf32", "fp32"});
+    return out;
+  }
+
+  void parse_mma(const sim::Node& node, KernelOp& op, bool mainloop) {
+    sim::MapReader r(node, mainloop ? "mainloop" : "mma");
+    op.m = Expr::parse(r.required("m"), scope_);
+    op.n = Expr::parse(r.required("n"), scope_);
+    op.k = Expr::parse(r.required("k"), scope_);
+    if (mainloop) {
+      op.k_tile = Expr::parse(r.required("k_tile"), scope_);
+      op.stages = Expr::parse(r.required("stages"), scope_);
+      if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
+    }
+    op.dtype = parse_dtype(r, models::Dtype::bf16);
+    r.finish();
+  }
+
+  void parse_compute(const sim::Node& node, KernelOp& op) {
+    sim::MapReader r(node, "compute");
+    if (auto f = r.optional("flops")) op.flops = Expr::parse(*f, scope_);
+    if (auto c = r.optional("cycles")) op.cycles = Expr::parse(*c, scope_);
+    op.dtype = parse_dtype(r, models::Dtype::fp32);
+    r.finish();
+    if (op.flops.has_value() == op.cycles.has_value())
+      node.fail("compute takes exactly one of 'flops' and 'cycles'");
+  }
+
+  void parse_flag(const sim::Node& node, KernelOp& op) {
+    const bool is_signal = op.kind == KernelOp::Kind::signal;
+    sim::MapReader r(node, is_signal ? "signal" : "wait");
+    const sim::Node flag = r.required("flag");
+    const std::string name = flag.as_string();
+    if (!is_identifier(name)) flag.fail(fmt::format("'{}' cannot name a flag array", name));
+    op.flag = intern(set_.flag_names, name);
+    op.index = Expr::constant(0, node.location());
+    if (auto i = r.optional("index")) op.index = Expr::parse(*i, scope_);
+    if (auto k = r.optional("rank")) op.rank = Expr::parse(*k, scope_);
+    if (is_signal) {
+      auto v = r.optional("value");
+      auto a = r.optional("add");
+      if (v.has_value() == a.has_value()) node.fail("signal takes exactly one of 'value' and 'add'");
+      op.add = a.has_value();
+      op.value = Expr::parse(a ? *a : *v, scope_);
+    } else {
+      op.value = Expr::parse(r.required("value"), scope_);
+    }
+    r.finish();
+  }
+
+  void parse_barrier(const sim::Node& node, KernelOp& op) {
+    const bool is_sync = op.kind == KernelOp::Kind::sync;
+    sim::Node name = node;
+    op.count = Expr::constant(1, node.location());
+    if (node.is_map()) {
+      sim::MapReader r(node, is_sync ? "sync" : "arrive");
+      name = r.required("barrier");
+      if (is_sync) {
+        if (auto c = r.optional("count")) op.count = Expr::parse(*c, scope_);
+      }
+      r.finish();
+    }
+    const std::string text = name.as_string();
+    if (!is_identifier(text)) name.fail(fmt::format("'{}' cannot name a barrier", text));
+    op.barrier = intern(*barriers_, text);
+  }
+
+  KernelFor parse_for(const sim::Node& node) {
+    sim::MapReader r(node, "for");
+    KernelFor f;
+    const sim::Node var = r.required("var");
+    f.var = var.as_string();
+    if (!is_identifier(f.var) || reserved(f.var))
+      var.fail(fmt::format("'{}' cannot name a loop variable", f.var));
+    if (scope_.find(f.var) >= 0)
+      var.fail(fmt::format("loop variable '{}' hides a name already defined here", f.var));
+    if (auto over = r.optional("over")) {
+      const std::string what = over->as_string();
+      if (what != "ranks") fail_choice(*over, "loop domain", what, {"ranks"});
+      if (r.has("from") || r.has("to")) over->fail("'over' replaces 'from' and 'to'");
+      f.from = Expr::constant(0, over->location());
+      f.to = Expr::parse("world", scope_, over->location());
+    } else {
+      f.from = Expr::parse(r.required("from"), scope_);
+      f.to = Expr::parse(r.required("to"), scope_);
+    }
+    f.step = Expr::constant(1, node.location());
+    if (auto s = r.optional("step")) f.step = Expr::parse(*s, scope_);
+    const sim::Node ops = r.required("ops");
+    r.finish();
+    const int outer = scope_.size();
+    f.slot = scope_.add(f.var);
+    max_slots_ = std::max(max_slots_, scope_.size());
+    f.body = parse_ops(ops);
+    scope_.truncate(outer);
+    return f;
+  }
+
+  KernelSet& set_;
+  const Scope& host_;
+  Scope scope_;
+  int max_slots_ = 0;
+  std::vector<std::string>* barriers_ = nullptr;
+};
+
+}  // namespace
+
+const char* to_string(Via v) {
+  switch (v) {
+    case Via::tma: return "tma";
+    case Via::ldst: return "ldst";
+    case Via::multimem: return "multimem";
+  }
+  return "?";
+}
+
+int KernelSet::find(const std::string& name) const {
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    if (kernels[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+KernelSet parse_kernels(const sim::Node& node, const Scope& host) {
+  KernelSet set;
+  KernelParser(set, host).parse(node);
+  return set;
+}
+
+}  // namespace mgsim::traces
