@@ -43,12 +43,16 @@ std::string gpu_group(int rank, std::string_view unit) {
 
 void ResourceCatalog::add(sim::ResourceId resource, UnitKind kind, int gpu, std::string group) {
   MGSIM_CHECK(!group.empty(), "resource {} registered without a unit group", resource.value);
-  const auto [it, fresh] = by_resource_.emplace(resource.value, entries_.size());
-  MGSIM_CHECK(fresh, "resource {} registered twice (groups '{}' and '{}')", resource.value,
-              entries_[it->second].group, group);
-  const auto [g, new_group] = group_kinds_.emplace(group, kind);
-  MGSIM_CHECK(new_group || g->second == kind, "unit group '{}' mixes kinds {} and {}", group,
-              to_string(g->second), to_string(kind));
+  // Both checks come before any change, so a failed add leaves the catalog as it was.
+  const auto it = by_resource_.find(resource.value);
+  MGSIM_CHECK(it == by_resource_.end(), "resource {} registered twice (groups '{}' and '{}')",
+              resource.value, entries_[it->second].group, group);
+  const auto g = group_kinds_.find(group);
+  MGSIM_CHECK(g == group_kinds_.end() || g->second == kind,
+              "unit group '{}' mixes kinds {} and {}", group, to_string(g->second),
+              to_string(kind));
+  by_resource_.emplace(resource.value, entries_.size());
+  group_kinds_.emplace(group, kind);
   entries_.push_back({resource, kind, gpu, std::move(group)});
 }
 

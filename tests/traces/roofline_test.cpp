@@ -1,0 +1,232 @@
+// The resource catalog and the communication-aware roofline: every expected number is derived in
+// a comment before its assertion, from the presets' figures (hgx-h200-8, h200) or a toy machine.
+#include "traces/roofline.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "models/hardware_loader.hpp"
+#include "sim/check.hpp"
+#include "sim/engine.hpp"
+#include "topologies/fabric.hpp"
+#include "traces/fabric_interconnect.hpp"
+
+using namespace mgsim;
+using namespace mgsim::traces;
+
+namespace {
+
+Schedule schedule_of(const std::string& text) {
+  return load_schedule(sim::Node::load_string(text, "t.yaml"));
+}
+
+const UnitTerm& term(const Roofline& r, const std::string& group) {
+  const auto it = std::find_if(r.terms.begin(), r.terms.end(),
+                               [&](const UnitTerm& t) { return t.group == group; });
+  REQUIRE(it != r.terms.end());
+  return *it;
+}
+
+AttributedRun on_hgx(const std::string& text) {
+  const Schedule s = schedule_of(text);
+  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
+  const DeviceModel device = device_model(models::load_hardware("h200"));
+  return run_with_roofline(s, param_values(s, {}), topo, device);
+}
+
+// A crossbar whose ports are not registered: the roofline then sees only what Transfers adds.
+class Crossbar final : public Interconnect {
+ public:
+  Crossbar(sim::FluidNetwork& net, int gpus) {
+    for (int g = 0; g < gpus; ++g) {
+      out_.push_back(net.add_resource("out" + std::to_string(g), sim::Bandwidth::GBps(100)));
+      in_.push_back(net.add_resource("in" + std::to_string(g), sim::Bandwidth::GBps(100)));
+    }
+  }
+  int gpu_count() const override { return static_cast<int>(out_.size()); }
+  PeerRoute route(int src, int dst, std::uint64_t) override {
+    path_ = {out_[static_cast<std::size_t>(src)], in_[static_cast<std::size_t>(dst)]};
+    return {path_, sim::Duration::us(1)};
+  }
+
+ private:
+  std::vector<sim::ResourceId> out_, in_, path_;
+};
+
+}  // namespace
+
+TEST_CASE("register_fabric puts each GPU's NVLink directions in its own unit groups") {
+  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
+  sim::Engine engine;
+  sim::FluidNetwork net(engine);
+  const topologies::Fabric fabric(topo, net);
+  ResourceCatalog catalog;
+  register_fabric(catalog, fabric, topo);
+  // HGX: 8 GPUs, each with one trunk to the merged "nvswitch" group vertex: 8 trunks x 2
+  // directions = 16 arcs, all registered, half out of a GPU, half into one.
+  REQUIRE(catalog.entries().size() == fabric.routing().arcs().size());
+  CHECK(catalog.entries().size() == 16);
+  int out = 0, in = 0;
+  for (const CatalogEntry& e : catalog.entries()) {
+    REQUIRE(e.gpu >= 0);
+    if (e.kind == UnitKind::nvlink_out) {
+      ++out;
+      CHECK(e.group == gpu_group(e.gpu, "nvlink.out"));
+    } else {
+      ++in;
+      CHECK(e.kind == UnitKind::nvlink_in);
+      CHECK(e.group == gpu_group(e.gpu, "nvlink.in"));
+    }
+  }
+  CHECK(out == 8);
+  CHECK(in == 8);
+  // gpu3's out direction is the arc named "gpu3->nvswitch" (fabric.hpp's naming).
+  for (const CatalogEntry& e : catalog.entries())
+    if (e.group == "gpu3.nvlink.out") CHECK(net.name(e.resource) == "gpu3->nvswitch");
+}
+
+TEST_CASE("a unit group cannot mix kinds and a resource is registered once") {
+  sim::Engine engine;
+  sim::FluidNetwork net(engine);
+  const sim::ResourceId a = net.add_resource("a", sim::Bandwidth::GBps(1));
+  const sim::ResourceId b = net.add_resource("b", sim::Bandwidth::GBps(1));
+  ResourceCatalog catalog;
+  catalog.add(a, UnitKind::hbm, 0, "gpu0.hbm");
+  CHECK_THROWS_AS(catalog.add(b, UnitKind::l2, 0, "gpu0.hbm"), sim::InternalError);
+  CHECK_THROWS_AS(catalog.add(a, UnitKind::hbm, 0, "gpu0.other"), sim::InternalError);
+  CHECK(catalog.find(b) == nullptr);
+  REQUIRE(catalog.find(a) != nullptr);
+  CHECK(catalog.find(a)->group == "gpu0.hbm");
+  CHECK(measure_of(UnitKind::tensor_pipe) == Measure::flops);
+  CHECK(measure_of(UnitKind::nvlink_out) == Measure::bytes);
+}
+
+TEST_CASE("a single peer copy is bound by the peer rate and misses it by setup + latency") {
+  const AttributedRun run = on_hgx(R"(streams:
+  - name: copy
+    if: rank == 0
+    ops: [{memcpy: {bytes: 1GiB, src: 0, dst: 1}}]
+)");
+  const Roofline& r = run.roofline;
+  // The slowest unit is the peer rate models::peer_bandwidth(h200, copy_engine) = 18 x 25 GB/s x
+  // 0.8196 = 368.82 GB/s, below the 450 GB/s engine and NVLink trunk. The model computes the
+  // product in double and truncates it to whole B/s: 368'819'999'999 B/s.
+  const std::int64_t peer = 368'819'999'999;
+  CHECK(term(r, "gpu0.peer.out").capacity == peer);
+  // bound = ceil(1073741824 B x 1e12 / 368819999999 B/s) = ceil(2911289583.0023) = 2911289584 ps
+  // for gpu0's peer.out and gpu1's peer.in alike; the tie goes to the smaller name.
+  CHECK(r.bound.picoseconds() == 2'911'289'584);
+  REQUIRE(r.bottleneck() != nullptr);
+  CHECK(r.bottleneck()->group == "gpu0.peer.out");
+  CHECK(term(r, "gpu1.peer.in").time.picoseconds() == 2'911'289'584);
+  // The link carries the same bytes at its raw 450 GB/s: ceil(1073741824 / 450e9 s) =
+  // 2386092943 ps, less than the bound.
+  CHECK(term(r, "gpu0.nvlink.out").amount == 1'073'741'824);
+  CHECK(term(r, "gpu0.nvlink.out").time.picoseconds() == 2'386'092'943);
+  // The run adds the engine's 2 us setup and the route's 500 ns (gpu0->nvswitch 250 ns +
+  // nvswitch->gpu1 250 ns) before the bytes flow at exactly the bound's rate: 2500000 ps more,
+  // less the solver's rounding: it computes the completion in double and loses the 0.0023 ps
+  // above, so it lands 1 ps early (2913789583 ps, the pinned peer_copy example).
+  const std::int64_t gap = run.result.end.picoseconds() - r.bound.picoseconds();
+  CHECK(gap >= 2'500'000 - 1);
+  CHECK(gap <= 2'500'000);
+  // fraction = 2911289584 / 2913789583 = 0.99914..., below 1 by about 2.5 us / 2913.79 us.
+  CHECK(r.fraction() < 1.0);
+  CHECK(r.fraction() == Approx(2911289584.0 / static_cast<double>(run.result.end.picoseconds()))
+                            .epsilon(1e-12));
+  // Nothing touched gpu2: its terms carry nothing.
+  CHECK(term(r, "gpu2.peer.out").amount == 0);
+  CHECK(term(r, "gpu2.peer.out").utilisation == 0.0);
+}
+
+TEST_CASE("a ring all-reduce's bound is 2(n-1)/n x S per GPU at the peer rate") {
+  const AttributedRun run = on_hgx(R"(streams:
+  - name: nccl
+    ops:
+      - collective: {op: all_reduce, algorithm: ring, bytes: 64MiB, chunk: 4MiB, dtype: float}
+)");
+  const Roofline& r = run.roofline;
+  // n = 8, S = 64 MiB: every rank sends S/n = 8 MiB in each of 2(n-1) = 14 steps, so every
+  // GPU's peer.out carries 2 x 7 / 8 x 67108864 = 117440512 B.
+  for (int g = 0; g < 8; ++g) {
+    CHECK(term(r, gpu_group(g, "peer.out")).amount == 117'440'512);
+    CHECK(term(r, gpu_group(g, "peer.in")).amount == 117'440'512);
+  }
+  // bound = ceil(117440512 B x 1e12 / 368819999999 B/s) = ceil(318422298.14) = 318422299 ps; all 16 peer terms tie and
+  // gpu0.peer.in is the smallest name.
+  CHECK(r.bound.picoseconds() == 318'422'299);
+  REQUIRE(r.bottleneck() != nullptr);
+  CHECK(r.bottleneck()->group == "gpu0.peer.in");
+  CHECK(r.bound <= run.result.end.since_start());
+  CHECK(r.fraction() > 0.0);
+  CHECK(r.fraction() < 1.0);
+}
+
+TEST_CASE("a local copy is bound by HBM reading and writing every byte") {
+  const Schedule s = schedule_of(R"(world: 1
+streams:
+  - name: s
+    ops: [{memcpy: {bytes: 1000000000, src: 0, dst: 0}}]
+)");
+  // A 1000 GB/s engine (2 us setup) and 1000 GB/s HBM (500 ns latency).
+  DeviceModel dev;
+  dev.copy_engines = 1;
+  dev.copy_engine_bandwidth = sim::Bandwidth::GBps(1000);
+  dev.copy_engine_setup = sim::Duration::us(2);
+  dev.hbm_bandwidth = sim::Bandwidth::GBps(1000);
+  dev.hbm_latency = sim::Duration::ns(500);
+  sim::Engine engine;
+  sim::FluidNetwork net(engine);
+  Crossbar fabric(net, 1);
+  ResourceCatalog catalog;
+  const RunResult result = execute(s, param_values(s, {}), engine, net, fabric, dev, &catalog);
+  const Roofline r = compute_roofline(catalog, net, result.end.since_start());
+  // HBM carries the read and the write: 2e9 B / 1000 GB/s = 2 ms; the engine only the write:
+  // 1e9 B / 1000 GB/s = 1 ms. The bound is HBM's 2 ms.
+  CHECK(term(r, "gpu0.hbm").amount == 2'000'000'000);
+  CHECK(term(r, "gpu0.copy_engine").time.picoseconds() == 1'000'000'000);
+  CHECK(r.bound.picoseconds() == 2'000'000'000);
+  REQUIRE(r.bottleneck() != nullptr);
+  CHECK(r.bottleneck()->kind == UnitKind::hbm);
+  // The two flows share HBM at 500 GB/s each and end together after 2 ms, behind 2 us setup and
+  // 500 ns HBM latency: 2002500000 ps; HBM's utilisation is 2 ms / 2.0025 ms.
+  CHECK(result.end.picoseconds() == 2'002'500'000);
+  CHECK(term(r, "gpu0.hbm").utilisation == Approx(2.0 / 2.0025).epsilon(1e-12));
+  // The crossbar's ports were never registered, so they are not in the roofline.
+  CHECK(r.terms.size() == 2);
+}
+
+TEST_CASE("nothing carried: no bottleneck, a zero bound and a zero fraction") {
+  const AttributedRun run = on_hgx(R"(streams:
+  - name: s
+    ops: [{delay: 1us}]
+)");
+  CHECK(run.roofline.bottleneck() == nullptr);
+  CHECK(run.roofline.bound.picoseconds() == 0);
+  // 0 / 1 us.
+  CHECK(run.roofline.fraction() == 0.0);
+}
+
+TEST_CASE("the bound never exceeds the predicted time, for every example") {
+  // A property: the bound ignores latencies and dependencies, which can only add time.
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(MGSIM_EXAMPLES_DIR))
+    if (f.path().extension() == ".yaml") files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 6);
+  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
+  const DeviceModel device = device_model(models::load_hardware("h200"));
+  for (const auto& f : files) {
+    INFO(f.string());
+    const Schedule s = load_schedule_file(f.string());
+    const AttributedRun run = run_with_roofline(s, param_values(s, {}), topo, device);
+    REQUIRE(run.result.blocked.empty());
+    CHECK(run.roofline.bound.picoseconds() > 0);
+    CHECK(run.roofline.bound <= run.result.end.since_start());
+    CHECK(run.roofline.fraction() <= 1.0);
+  }
+}
