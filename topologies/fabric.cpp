@@ -48,4 +48,20 @@ sim::Bandwidth Fabric::injection_bandwidth(int gpu) const {
   return total;
 }
 
+std::vector<sim::ResourceId> Fabric::egress(int gpu) const {
+  MGSIM_CHECK(gpu >= 0 && gpu < gpu_count(), "GPU {} out of range", gpu);
+  std::vector<sim::ResourceId> out;
+  for (int ai : routing_.out_arcs(routing_.gpu_vertex(gpu))) out.push_back(arc_resources_[ai]);
+  return out;
+}
+
+std::vector<sim::ResourceId> Fabric::ingress(int gpu) const {
+  MGSIM_CHECK(gpu >= 0 && gpu < gpu_count(), "GPU {} out of range", gpu);
+  // Arcs come in pairs (2k, 2k + 1), one per direction of trunk k: the reverse of an arc
+  // leaving the GPU is the arc entering it.
+  std::vector<sim::ResourceId> out;
+  for (int ai : routing_.out_arcs(routing_.gpu_vertex(gpu))) out.push_back(arc_resources_[ai ^ 1]);
+  return out;
+}
+
 }  // namespace mgsim::topologies

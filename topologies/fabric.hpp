@@ -45,6 +45,10 @@ class Fabric {
   const Route& route(int src_gpu, int dst_gpu, std::uint64_t flow_hint = 0) const;
   // Sum of the bandwidths of the GPU's outgoing trunks (NVLink plus PCIe where present).
   sim::Bandwidth injection_bandwidth(int gpu) const;
+  // The resources of the GPU's own ports: one per trunk leaving it (egress) or entering it
+  // (ingress), e.g. its NVLink trunk and its PCIe link; for per-port utilisation and bounds.
+  std::vector<sim::ResourceId> egress(int gpu) const;
+  std::vector<sim::ResourceId> ingress(int gpu) const;
   const std::string& gpu_name(int gpu) const { return gpu_names_[gpu]; }
   int node_of(int gpu) const { return gpu_nodes_[gpu]; }
 

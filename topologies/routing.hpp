@@ -3,7 +3,8 @@
 // RoutingGraph is the topology with every `group` merged into one vertex and all links that
 // then join the same two vertices merged into one trunk (bandwidths and lanes add; latency is
 // the smallest of them, as a trunk is a set of equivalent parallel links). It is stored as a
-// compact array of directed arcs: each link gives two arcs, one per direction.
+// compact array of directed arcs: trunk k gives arcs 2k and 2k + 1, one per direction (so the
+// reverse of arc a is arc a ^ 1).
 //
 // Paths: the cost of a path is (hops, latency) compared lexicographically; latency is the sum
 // of the arcs' latencies and of the latencies of the vertices crossed (not the endpoints). GPUs

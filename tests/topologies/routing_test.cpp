@@ -1,6 +1,7 @@
 // Routing and the wired fabric on the HGX H200 preset and small hand-written topologies.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -106,6 +107,15 @@ TEST_CASE("hgx-h200-ib: same-rank GPUs of two nodes stay on their rail") {
         std::vector<std::string>{"n1.gpu1->n1.nvswitch", "n1.nvswitch->n1.gpu5"});
   // Injection: NVLink 18 x 25 = 450 GB/s plus PCIe Gen5 x16 63 GB/s = 513 GB/s.
   CHECK(fabric.injection_bandwidth(5) == sim::Bandwidth::GBps(513));
+  // Its ports: the NVLink trunk and the PCIe link, each way.
+  std::vector<std::string> out_ports;
+  for (auto id : fabric.egress(5)) out_ports.push_back(net.name(id));
+  std::vector<std::string> in_ports;
+  for (auto id : fabric.ingress(5)) in_ports.push_back(net.name(id));
+  std::sort(out_ports.begin(), out_ports.end());
+  std::sort(in_ports.begin(), in_ports.end());
+  CHECK(out_ports == std::vector<std::string>{"n0.gpu5->n0.nvswitch", "n0.gpu5->n0.pcie5"});
+  CHECK(in_ports == std::vector<std::string>{"n0.nvswitch->n0.gpu5", "n0.pcie5->n0.gpu5"});
   CHECK(fabric.node_of(17) == 2);
 }
 
