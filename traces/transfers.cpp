@@ -62,7 +62,9 @@ void Transfers::start(int owner, int engine_index, Request req) {
     auto finish = [this, owner, engine_index, began, label = req.label,
                    done = std::move(req.done)]() {
       if (sim::TraceSink* trace = engine_.trace()) {
-        trace->slice(trace->track(fmt::format("rank {}", owner), fmt::format("ce{}", engine_index)),
+        // Process "gpuN", thread "ceK": the same track the solver names for resource "gpuN.ceK",
+        // so each engine's copies and its bandwidth counter sit together under their GPU.
+        trace->slice(trace->track(fmt::format("gpu{}", owner), fmt::format("ce{}", engine_index)),
                      label, began, engine_.now());
       }
       release(owner, engine_index);

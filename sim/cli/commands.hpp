@@ -3,6 +3,9 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -14,6 +17,11 @@ class CheckFailed : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// "-D name=value" arguments as (name, value) pairs; ConfigError for a malformed one.
+// Defined in run_command.cpp, shared with bound_command.cpp.
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+Overrides parse_schedule_defines(const std::vector<std::string>& defines);
 
 void add_topo_command(CLI::App& app);  // topo_command.cpp
 void add_run_command(CLI::App& app);   // run_command.cpp

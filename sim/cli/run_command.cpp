@@ -7,6 +7,9 @@
 // all_gather / reduce_scatter / all_to_all algbw x (n-1)/n; algbw = size / time in GB/s (1e9).
 // With --trace, the last run of a sweep is traced (one slice per op per stream track, one per copy
 // on each copy-engine track, and the fabric's bandwidth counters).
+// Every run is attributed (traces/roofline.hpp): the communication-aware bound, the fraction of it
+// achieved, the bottleneck unit group and each group's mean utilisation; the text output shows
+// them for a single run (the --top most utilised groups), --json for every run (all groups).
 // Exit codes: 0, or 1 when the schedule deadlocks (a report on stderr), 2 for bad input.
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +33,8 @@
 #include "topologies/topology.hpp"
 #include "traces/executor.hpp"
 #include "traces/fabric_interconnect.hpp"
+#include "traces/roofline.hpp"
+#include "traces/roofline_format.hpp"
 #include "traces/schedule.hpp"
 
 namespace mgsim::cli {
@@ -43,11 +48,12 @@ struct RunOptions {
   std::string sweep;
   std::string trace;
   bool json = false;
+  std::size_t top = 10;
 };
 
-using Overrides = std::vector<std::pair<std::string, std::string>>;
+}  // namespace
 
-Overrides parse_defines(const std::vector<std::string>& defines) {
+Overrides parse_schedule_defines(const std::vector<std::string>& defines) {
   Overrides out;
   for (const std::string& d : defines) {
     const auto eq = d.find('=');
@@ -57,6 +63,8 @@ Overrides parse_defines(const std::vector<std::string>& defines) {
   }
   return out;
 }
+
+namespace {
 
 // "SIZE=64KiB:1GiB:x2" (the factor part is optional, default x2).
 traces::Sweep parse_sweep(const std::string& text) {
@@ -129,6 +137,7 @@ std::string json_string(const std::string& s) {
 struct Run {
   Overrides params;  // every param's value, by name
   traces::RunResult result;
+  traces::Roofline roofline;
 };
 
 void print_text(const RunOptions& o, const topologies::Topology& topo, const std::string& hw,
@@ -148,6 +157,7 @@ void print_text(const RunOptions& o, const topologies::Topology& topo, const std
     std::cout << fmt::format("total: {:.6f} us ({} ps), world {}\n",
                              run.result.end.since_start().microseconds(),
                              run.result.end.picoseconds(), run.result.world);
+    std::cout << traces::roofline_summary(run.roofline, o.top);
   }
   if (!table) return;
   std::cout << "#\n";
@@ -194,14 +204,14 @@ void print_json(const RunOptions& o, const topologies::Topology& topo, const std
           r.collectives[c].ranks, r.collectives[c].begin.picoseconds(),
           r.collectives[c].end.picoseconds(), row.time_us, row.algbw, row.busbw);
     }
-    out += "]}";
+    out += "], \"roofline\": " + traces::roofline_json(runs[i].roofline) + "}";
   }
   std::cout << out << "]}\n";
 }
 
 void run_schedule(const RunOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
-  const Overrides defines = parse_defines(o.defines);
+  const Overrides defines = parse_schedule_defines(o.defines);
   traces::param_values(schedule, defines);  // reject unknown -D before loading anything else
   const topologies::Topology topo = topologies::load_topology(o.topology);
   const std::string hw_name = o.hw.empty() ? topo.gpu_model : o.hw;
@@ -225,18 +235,15 @@ void run_schedule(const RunOptions& o) {
   std::unique_ptr<sim::ChromeTraceWriter> writer;
   for (std::size_t i = 0; i < settings.size(); ++i) {
     const traces::Env params = traces::param_values(schedule, settings[i]);
-    sim::Engine engine;
-    if (!o.trace.empty() && i + 1 == settings.size()) {
+    if (!o.trace.empty() && i + 1 == settings.size())
       writer = std::make_unique<sim::ChromeTraceWriter>();
-      engine.set_trace(writer.get());
-    }
-    sim::FluidNetwork net(engine);
-    const topologies::Fabric fabric(topo, net);
-    traces::FabricInterconnect interconnect(fabric);
     Run run;
     for (std::size_t p = 0; p < schedule.params.size(); ++p)
       run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
-    run.result = traces::execute(schedule, params, engine, net, interconnect, device);
+    traces::AttributedRun attributed =
+        traces::run_with_roofline(schedule, params, topo, device, writer.get());
+    run.result = std::move(attributed.result);
+    run.roofline = std::move(attributed.roofline);
     if (!run.result.blocked.empty()) {
       std::cout.flush();
       std::string report = fmt::format("{}: error: the schedule deadlocked at {} ps; blocked:\n",
@@ -275,6 +282,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--sweep", opts->sweep, "sweep one param: --sweep SIZE=64KiB:1GiB:x2");
   cmd->add_flag("--json", opts->json, "print a machine-readable JSON summary");
   cmd->add_option("--trace", opts->trace, "write a Perfetto/Chrome trace JSON to this file");
+  cmd->add_option("--top", opts->top, "unit groups shown in the utilisation table (default 10)");
   cmd->callback([opts] { run_schedule(*opts); });
 }
 

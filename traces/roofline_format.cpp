@@ -1,0 +1,96 @@
+#include "traces/roofline_format.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace mgsim::traces {
+namespace {
+
+// Group names come from topology vertex names, which a YAML file chooses: escape them.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+bool is_flops(const UnitTerm& t) { return measure_of(t.kind) == Measure::flops; }
+
+std::string amount_text(const UnitTerm& t) {
+  return fmt::format("{} {}", t.amount, is_flops(t) ? "flop" : "B");
+}
+
+std::string capacity_text(const UnitTerm& t) {
+  return is_flops(t) ? fmt::format("{:.3f} TFLOP/s", static_cast<double>(t.capacity) * 1e-12)
+                     : fmt::format("{:.3f} GB/s", static_cast<double>(t.capacity) * 1e-9);
+}
+
+std::string bound_line(const Roofline& r) {
+  const UnitTerm* b = r.bottleneck();
+  if (!b) return "bound: 0 ps (nothing carried by a registered unit)\n";
+  return fmt::format("bound: {:.6f} us ({} ps), bottleneck {} ({})\n", r.bound.microseconds(),
+                     r.bound.picoseconds(), b->group, to_string(b->kind));
+}
+
+}  // namespace
+
+std::string roofline_table(const Roofline& r) {
+  std::string out = fmt::format("{:<24} {:<14} {:>22} {:>20} {:>16} {:>16}\n", "unit group", "kind",
+                                "amount", "capacity", "time (us)", "time (ps)");
+  for (const UnitTerm& t : r.terms) {
+    if (t.amount == 0) continue;
+    out += fmt::format("{:<24} {:<14} {:>22} {:>20} {:>16.6f} {:>16}\n", t.group,
+                       to_string(t.kind), amount_text(t), capacity_text(t), t.time.microseconds(),
+                       t.time.picoseconds());
+  }
+  return out + bound_line(r);
+}
+
+std::string roofline_summary(const Roofline& r, std::size_t top) {
+  std::string out = bound_line(r);
+  if (!r.bottleneck()) return out;
+  out += fmt::format("fraction of the bound achieved: {:.6f} (bound / predicted time)\n",
+                     r.fraction());
+  const auto busy = static_cast<std::size_t>(
+      std::count_if(r.terms.begin(), r.terms.end(), [](const UnitTerm& t) { return t.amount > 0; }));
+  // Terms are sorted by time at full rate, and utilisation is that time over the run's: the
+  // same order.
+  out += fmt::format("mean utilisation over the run (top {} of {} busy unit groups):\n",
+                     std::min(top, busy), busy);
+  for (std::size_t i = 0; i < std::min(top, busy); ++i) {
+    const UnitTerm& t = r.terms[i];
+    out += fmt::format("  {:<24} {:<14} {:>9.2f} %\n", t.group, to_string(t.kind),
+                       t.utilisation * 100.0);
+  }
+  return out;
+}
+
+std::string roofline_json(const Roofline& r) {
+  const UnitTerm* b = r.bottleneck();
+  std::string out = fmt::format(
+      "{{\"bound_ps\": {}, \"elapsed_ps\": {}, \"fraction\": {:.6f}, \"bottleneck\": {}, "
+      "\"units\": [",
+      r.bound.picoseconds(), r.elapsed.picoseconds(), r.fraction(),
+      b ? quoted(b->group) : std::string("null"));
+  for (std::size_t i = 0; i < r.terms.size(); ++i) {
+    const UnitTerm& t = r.terms[i];
+    out += fmt::format(
+        "{}{{\"group\": {}, \"kind\": \"{}\", \"gpu\": {}, \"resources\": {}, \"measure\": \"{}\", "
+        "\"amount\": {}, \"capacity_per_s\": {}, \"time_ps\": {}, \"utilisation\": {:.6f}}}",
+        i ? ", " : "", quoted(t.group), to_string(t.kind), t.gpu, t.resources,
+        is_flops(t) ? "flops" : "bytes", t.amount, t.capacity, t.time.picoseconds(),
+        t.utilisation);
+  }
+  return out + "]}";
+}
+
+}  // namespace mgsim::traces
