@@ -214,7 +214,8 @@ TEST_CASE("nothing carried: no bottleneck, a zero bound and a zero fraction") {
 TEST_CASE("the bound never exceeds the predicted time, for every example") {
   // A property: the bound ignores latencies and dependencies, which can only add time.
   std::vector<std::filesystem::path> files;
-  for (const auto& f : std::filesystem::directory_iterator(MGSIM_EXAMPLES_DIR))
+  // examples/ and its subfolders (examples/kernels/ holds the tile-level ones).
+  for (const auto& f : std::filesystem::recursive_directory_iterator(MGSIM_EXAMPLES_DIR))
     if (f.path().extension() == ".yaml") files.push_back(f.path());
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 6);
