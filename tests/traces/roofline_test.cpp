@@ -231,3 +231,27 @@ TEST_CASE("the bound never exceeds the predicted time, for every example") {
     CHECK(run.roofline.fraction() <= 1.0);
   }
 }
+
+TEST_CASE("a copy between nodes is bound by the NIC") {
+  const Schedule s = schedule_of(R"(streams:
+  - name: copy
+    if: rank == 0
+    ops: [{memcpy: {bytes: 64MiB, src: 0, dst: 8}}]
+)");
+  const topologies::Topology topo = topologies::load_topology("hgx-h200-ib");
+  const DeviceModel device = device_model(models::load_hardware("h200"));
+  const AttributedRun run = run_with_roofline(s, param_values(s, {}), topo, device);
+  const Roofline& r = run.roofline;
+  // GPU 0 (node 0) to GPU 8 (node 1) leaves over PCIe (63 GB/s) to its rail's 400 Gb/s NIC
+  // (50 GB/s): the NIC is slowest, 67108864 B / 50e9 B/s = 1342177.28 ns = 1342177280 ps, on
+  // node 0's egress and node 1's ingress alike ("n0.nic0.out" < "n1.nic0.in" wins the tie).
+  REQUIRE(r.bottleneck() != nullptr);
+  CHECK(r.bottleneck()->kind == UnitKind::nic_out);
+  CHECK(r.bottleneck()->group == "n0.nic0.out");
+  CHECK(r.bottleneck()->gpu == -1);
+  CHECK(r.bound.picoseconds() == 1'342'177'280);
+  CHECK(term(r, "n1.nic0.in").time.picoseconds() == 1'342'177'280);
+  // PCIe out of GPU 0: 67108864 B / 63e9 B/s = ceil(1065220063.49) = 1065220064 ps.
+  CHECK(term(r, "gpu0.pcie.out").time.picoseconds() == 1'065'220'064);
+  CHECK(r.bound <= run.result.end.since_start());
+}
