@@ -86,6 +86,21 @@ FitResult fit_line(const MeasurementTable& t, const Rows& rows, std::size_t xcol
   return least_squares(x, y, w, fmt::format("{} ({})", what, base_name(t)), {t.file(), 0, 0});
 }
 
+// A constant fitted to rows (its least-squares value is their mean), with the rows' range.
+struct ConstantFit {
+  std::vector<double> coefficients;
+  double min = 0, max = 0;
+};
+ConstantFit fit_constant(const MeasurementTable& t, const Rows& rows, std::size_t ycol,
+                         const std::string& what) {
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) y(i) = t.number(rows[static_cast<std::size_t>(i)], ycol);
+  const FitResult f = least_squares(Eigen::MatrixXd::Ones(n, 1), y, Eigen::VectorXd::Ones(n),
+                                    fmt::format("{} ({})", what, base_name(t)), {t.file(), 0, 0});
+  return {f.coefficients, n ? y.minCoeff() : 0, n ? y.maxCoeff() : 0};
+}
+
 class Calibrator {
  public:
   Calibrator(std::string dir, std::string command) : dir_(std::move(dir)), command_(std::move(command)) {}
@@ -209,18 +224,14 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
     const FitResult pf = fit_line(t, few, sms, gbps, false, false, "gbps = r x sms");
     const double per_sm = pf.coefficients[0] * 1e9;
     const Rows many = select(t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) >= 16; });
-    Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(static_cast<Eigen::Index>(many.size()), 1);
-    Eigen::VectorXd y(static_cast<Eigen::Index>(many.size()));
-    for (std::size_t i = 0; i < many.size(); ++i) y(static_cast<Eigen::Index>(i)) = t.number(many[i], gbps);
-    const FitResult sf = least_squares(ones, y, Eigen::VectorXd::Ones(y.size()),
-                                       "saturated gbps = s (" + name + ")", {t.file(), 0, 0});
+    const ConstantFit sf = fit_constant(t, many, gbps, "saturated gbps = s");
     const double eff = sf.coefficients[0] * 1e9 / b;
     const bool tma = name == "peer_tma.csv";
     const std::string section = tma ? "tma" : "ldst";
     if (eff <= 0 || eff > 1) out_of_range(t, fmt::format("{} efficiency {} outside (0, 1]", section, eff));
     c.add(section, "nvlink_efficiency", fmt::format("{:.6f}", eff),
           fmt::format("fit: {} lines {} (1 GiB put/get, 16-132 SMs), least squares of the "
-                      "saturated rate s = {:.3f} GB/s, efficiency = s / copy_engine.bandwidth "
+                      "saturated rate s (a constant) = {:.3f} GB/s, efficiency = s / copy_engine.bandwidth "
                       "{:.3f} GB/s",
                       name, lines(t, many), sf.coefficients[0], b * 1e-9));
     const std::string per_sm_fit = fmt::format(
@@ -268,13 +279,12 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
   {
     const std::size_t ws = l2.column("working_set_bytes", Unit::bytes);
     const Rows in_l2 = select(l2, {}, [&](std::size_t r) { return l2.number(r, ws) <= 32.0 * 1048576; });
-    const FitResult lf = fit_line(l2, in_l2, l2.column("bytes_read_per_launch", Unit::bytes),
-                                  l2.column("time_us_median", Unit::microseconds), false, true,
-                                  "t = bytes/B");
-    c.add("l2", "bandwidth", bw_value(1e6 / lf.coefficients[0]),
-          fmt::format("fit: l2.csv lines {} (working sets 1-32 MiB, all SMs), least squares t = "
-                      "bytes/B weighted 1/t, R^2={:.6f}",
-                      lines(l2, in_l2), lf.r2));
+    const std::size_t gbps = l2.column("gbps_median", Unit::gbps);
+    const ConstantFit lf = fit_constant(l2, in_l2, gbps, "saturated gbps = B");
+    c.add("l2", "bandwidth", bw_value(lf.coefficients[0] * 1e9),
+          fmt::format("fit: l2.csv lines {} (working sets 1-32 MiB, all SMs, 4 GiB read per "
+                      "launch), least squares of the rate B (a constant), rows {:.0f}-{:.0f} GB/s",
+                      lines(l2, in_l2), lf.min, lf.max));
     const auto it = l2.metadata().find("gpu0_l2_bytes");
     if (it == l2.metadata().end()) out_of_range(l2, "no gpu0_l2_bytes in the metadata");
     c.add("l2", "capacity", it->second + "B",

@@ -192,14 +192,17 @@ bool MeasurementTable::has_column(std::string_view name) const {
 }
 
 std::size_t MeasurementTable::column(std::string_view name, Unit unit) const {
-  for (std::size_t c = 0; c < columns_.size(); ++c) {
-    if (columns_[c] != name) continue;
-    if (units_[c] != unit)
-      throw sim::ConfigError({file_, header_line_, 1},
-                             fmt::format("column '{}' is in {}, expected {}", name,
-                                         to_string(units_[c]), to_string(unit)));
-    return c;
-  }
+  const std::size_t c = column_index(name);
+  if (units_[c] != unit)
+    throw sim::ConfigError({file_, header_line_, 1},
+                           fmt::format("column '{}' is in {}, expected {}", name,
+                                       to_string(units_[c]), to_string(unit)));
+  return c;
+}
+
+std::size_t MeasurementTable::column_index(std::string_view name) const {
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    if (columns_[c] == name) return c;
   const std::string near = sim::nearest_name(name, columns_);
   throw sim::ConfigError({file_, header_line_, 1},
                          fmt::format("missing column '{}'{}", name,

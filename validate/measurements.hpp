@@ -47,6 +47,8 @@ class MeasurementTable {
   bool has_column(std::string_view name) const;
   // Index of column `name`, whose unit must be `unit`. REQUIRES nothing; errors as above.
   std::size_t column(std::string_view name, Unit unit) const;
+  // Index of column `name` whatever its unit (for counts and sizes handed on as they are).
+  std::size_t column_index(std::string_view name) const;
   double number(std::size_t row, std::size_t column) const;
   const std::string& text(std::size_t row, std::size_t column) const;
 

@@ -1,7 +1,90 @@
+// `mgsim validate [--hw h200.calibrated] [--data validate/data/h200]
+//  [--manifest validate/cases/manifest.yaml] [--write docs/VALIDATION.md]
+//  [--baseline validate/baseline.json] [--update-baseline]`:
+// predicts every measured case of the manifest in process and prints the error table with
+// median, p90 and worst |error| per category, and the families not yet predictable.
+//
+// --write replaces the "## Results" section of the markdown file (everything from that heading to
+// the end; the hand-written analysis above it stays). --update-baseline rewrites the baseline
+// JSON; without it, a baseline file that exists is checked and a category whose error grew past
+// it fails the command (exit 1), as the CI test does.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
 #include "sim/cli/commands.hpp"
+#include "sim/config.hpp"
+#include "validate/cases.hpp"
+#include "validate/report.hpp"
 
 namespace mgsim::cli {
+namespace {
 
-void add_validate_command(CLI::App& app) { app.add_subcommand("validate", "(to come)"); }
+struct ValidateOptions {
+  std::string hw = "h200.calibrated";
+  std::string data = "validate/data/h200";
+  std::string manifest = "validate/cases/manifest.yaml";
+  std::string write;
+  std::string baseline = "validate/baseline.json";
+  bool update_baseline = false;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw sim::ConfigError({path, 0, 0}, "cannot write");
+  out << text;
+}
+
+void run_validate(const ValidateOptions& o) {
+  std::string command = "mgsim validate --hw " + o.hw;
+  if (o.data != "validate/data/h200") command += " --data " + o.data;
+  const validate::ValidationRun run = validate::run_validation(o.manifest, o.data, o.hw);
+  const auto stats = validate::category_stats(run);
+  std::cout << validate::format_table(run, stats);
+  if (!o.write.empty()) {
+    std::string doc = read_text(o.write);
+    const auto at = doc.find("## Results\n");
+    if (at != std::string::npos) doc.erase(at);
+    write_text(o.write, doc + validate::format_markdown(run, stats, command, o.hw));
+    std::cout << "wrote " << o.write << "\n";
+  }
+  if (o.update_baseline) {
+    write_text(o.baseline, validate::format_baseline(stats, command));
+    std::cout << "wrote " << o.baseline << "\n";
+  } else if (!read_text(o.baseline).empty()) {
+    const auto problems = validate::check_baseline(stats, validate::load_baseline(o.baseline), 1e-9);
+    if (!problems.empty()) {
+      std::string msg = fmt::format("{}: error: the validation error grew past the baseline:", o.baseline);
+      for (const std::string& p : problems) msg += "\n  " + p;
+      throw CheckFailed(msg);
+    }
+  }
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto opts = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand("validate", "Predict every measured case and report the errors");
+  cmd->add_option("--hw", opts->hw, "hardware preset or .yaml (default h200.calibrated)");
+  cmd->add_option("--data", opts->data, "measurement folder (default validate/data/h200)");
+  cmd->add_option("--manifest", opts->manifest, "cases manifest (default validate/cases/manifest.yaml)");
+  cmd->add_option("--write", opts->write, "replace the '## Results' section of this markdown file");
+  cmd->add_option("--baseline", opts->baseline, "recorded errors (default validate/baseline.json)");
+  cmd->add_flag("--update-baseline", opts->update_baseline, "rewrite the baseline instead of checking it");
+  cmd->callback([opts] { run_validate(*opts); });
+}
 
 }  // namespace mgsim::cli

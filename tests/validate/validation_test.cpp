@@ -1,0 +1,29 @@
+// The CI guard of issue 4: recompute the validation table from the committed data and fail if
+// any category's error grew past what validate/baseline.json (and docs/VALIDATION.md) records.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "validate/cases.hpp"
+#include "validate/measurements.hpp"
+#include "validate/report.hpp"
+
+namespace {
+const std::string kSource = MGSIM_SOURCE_DIR;
+}
+
+TEST_CASE("validation errors do not grow past the recorded baseline") {
+  const auto run = mgsim::validate::run_validation(kSource + "/validate/cases/manifest.yaml",
+                                                   kSource + "/validate/data/h200",
+                                                   kSource + "/models/presets/h200.calibrated.yaml");
+  // Every row of the predictable families is a case: peer_ce.csv's rows and nccl.csv's rows.
+  const auto rows = [](const char* f) {
+    return mgsim::validate::MeasurementTable::load_file(kSource + "/validate/data/h200/" + f).rows();
+  };
+  CHECK(run.cases.size() == rows("peer_ce.csv") + rows("nccl.csv"));
+  const auto now = mgsim::validate::category_stats(run);
+  const auto recorded = mgsim::validate::load_baseline(kSource + "/validate/baseline.json");
+  const auto problems = mgsim::validate::check_baseline(now, recorded, 1e-9);
+  for (const std::string& p : problems) UNSCOPED_INFO(p);
+  CHECK(problems.empty());
+}

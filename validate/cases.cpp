@@ -1,0 +1,180 @@
+#include "validate/cases.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "models/hardware_loader.hpp"
+#include "sim/config.hpp"
+#include "sim/engine.hpp"
+#include "sim/fluid.hpp"
+#include "topologies/fabric.hpp"
+#include "topologies/topology.hpp"
+#include "traces/executor.hpp"
+#include "traces/fabric_interconnect.hpp"
+#include "traces/schedule.hpp"
+#include "validate/measurements.hpp"
+
+namespace mgsim::validate {
+namespace {
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+struct Group {
+  sim::SourceLocation where_key;
+  Pairs where;  // column -> text value
+  Pairs set;    // param -> value
+  std::string schedule;  // the family's unless the group names its own
+};
+
+struct Family {
+  sim::SourceLocation at;
+  std::string data, category, schedule, measured, divide_by, status, why;
+  Pairs define;  // param -> column
+  std::vector<Group> groups;
+};
+
+Pairs read_pairs(const sim::Node& node, const std::string& what) {
+  sim::MapReader r(node, what);
+  Pairs out;
+  for (auto& [k, v] : r.rest()) out.emplace_back(k, v.as_string());
+  r.finish();
+  return out;
+}
+
+Family read_family(const sim::Node& node) {
+  sim::MapReader r(node, "family");
+  Family f;
+  f.at = node.location();
+  f.data = r.required("data").as_string();
+  const sim::Node cat = r.required("category");
+  f.category = cat.as_string();
+  if (f.category != "primitive" && f.category != "held-out")
+    cat.fail(fmt::format("category '{}': expected primitive or held-out", f.category));
+  if (auto s = r.optional("status")) {
+    f.status = s->as_string();
+    if (f.status != "needs-kernels") s->fail("status: expected needs-kernels (or no status)");
+    f.why = r.required("why").as_string();
+    r.finish();
+    return f;
+  }
+  if (auto s = r.optional("schedule")) f.schedule = s->as_string();
+  f.measured = r.required("measured").as_string();
+  if (auto d = r.optional("divide_by")) f.divide_by = d->as_string();
+  if (auto d = r.optional("define")) f.define = read_pairs(*d, "define");
+  if (auto g = r.optional("groups")) {
+    for (const sim::Node& item : g->items()) {
+      sim::MapReader gr(item, "group");
+      Group group;
+      group.where_key = item.location();
+      if (auto w = gr.optional("where")) group.where = read_pairs(*w, "where");
+      if (auto s = gr.optional("set")) group.set = read_pairs(*s, "set");
+      group.schedule = f.schedule;
+      if (auto s = gr.optional("schedule")) group.schedule = s->as_string();
+      if (group.schedule.empty()) item.fail("no schedule: give one for the family or the group");
+      gr.finish();
+      f.groups.push_back(std::move(group));
+    }
+  } else {
+    if (f.schedule.empty()) node.fail("no schedule: give one for the family or its groups");
+    f.groups.push_back({f.at, {}, {}, f.schedule});
+  }
+  r.finish();
+  return f;
+}
+
+std::string trim_number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9.2e18) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
+ValidationRun run_validation(const std::string& manifest_path, const std::string& data_dir,
+                             const std::string& hw_name) {
+  const std::filesystem::path dir = std::filesystem::path(manifest_path).parent_path();
+  const sim::Node root = sim::Node::load_file(manifest_path);
+  sim::MapReader r(root, "manifest");
+  const std::string topology = (dir / r.required("topology").as_string()).string();
+  std::vector<Family> families;
+  for (const sim::Node& f : r.required("families").items()) families.push_back(read_family(f));
+  r.finish();
+
+  const topologies::Topology topo = topologies::load_topology(topology);
+  const models::HardwareSpec hw = models::load_hardware(hw_name);
+  const traces::DeviceModel device = traces::device_model(hw);
+
+  ValidationRun out;
+  for (const Family& f : families) {
+    const MeasurementTable table = MeasurementTable::load_file(data_dir + "/" + f.data);
+    if (!f.status.empty()) {
+      out.pending.push_back({f.data, f.category, f.status, f.why, table.rows()});
+      continue;
+    }
+    std::vector<traces::Schedule> schedules;
+    for (const Group& g : f.groups)
+      schedules.push_back(traces::load_schedule_file((dir / g.schedule).string()));
+    const std::size_t measured = table.column(f.measured, Unit::microseconds);
+    std::optional<std::size_t> divide;
+    if (!f.divide_by.empty()) divide = table.column(f.divide_by, Unit::none);
+    std::vector<std::pair<std::string, std::size_t>> define;
+    for (const auto& [param, column] : f.define)
+      define.emplace_back(param, table.column_index(column));
+    std::vector<std::vector<std::pair<std::size_t, std::string>>> where;
+    for (const Group& g : f.groups) {
+      where.emplace_back();
+      for (const auto& [column, value] : g.where)
+        where.back().emplace_back(table.column(column, Unit::none), value);
+    }
+    for (std::size_t row = 0; row < table.rows(); ++row) {
+      const Group* match = nullptr;
+      const traces::Schedule* schedule = nullptr;
+      for (std::size_t g = 0; g < f.groups.size(); ++g) {
+        bool ok = true;
+        for (const auto& [c, v] : where[g]) ok = ok && table.text(row, c) == v;
+        if (!ok) continue;
+        if (match)
+          throw sim::ConfigError({table.file(), table.line_of(row), 1},
+                                 fmt::format("row matched by two groups of the manifest's {} "
+                                             "family ({}:{})",
+                                             f.data, f.at.file, f.at.line));
+        match = &f.groups[g];
+        schedule = &schedules[g];
+      }
+      if (!match)
+        throw sim::ConfigError({table.file(), table.line_of(row), 1},
+                               fmt::format("no group of the manifest's {} family ({}:{}) matches "
+                                           "this row: every measured row needs a schedule",
+                                           f.data, f.at.file, f.at.line));
+      Pairs overrides = match->set;
+      std::string label;
+      for (const auto& [c, v] : match->where) label += (label.empty() ? "" : " ") + v;
+      for (const auto& [param, column] : define) {
+        const std::string value = trim_number(table.number(row, column));
+        overrides.emplace_back(param, value);
+        label += fmt::format("{}{}={}", label.empty() ? "" : " ", param, value);
+      }
+      const traces::Env params = traces::param_values(*schedule, overrides);
+      sim::Engine engine;
+      sim::FluidNetwork net(engine);
+      const topologies::Fabric fabric(topo, net);
+      traces::FabricInterconnect interconnect(fabric);
+      const traces::RunResult result =
+          traces::execute(*schedule, params, engine, net, interconnect, device);
+      if (!result.blocked.empty())
+        throw sim::ConfigError({table.file(), table.line_of(row), 1},
+                               fmt::format("the schedule {} deadlocked for this row", match->schedule));
+      double predicted = result.end.since_start().microseconds();
+      if (divide) predicted /= table.number(row, *divide);
+      out.cases.push_back({f.data, f.category, table.line_of(row), label,
+                           table.number(row, measured), predicted});
+    }
+  }
+  return out;
+}
+
+}  // namespace mgsim::validate

@@ -1,0 +1,57 @@
+// The validation manifest (validate/cases/manifest.yaml): which schedule predicts each measured
+// row, and running every case through the simulator in process.
+//
+//   topology: h200x2.yaml              # the measured machine (relative to the manifest)
+//   families:
+//     - data: peer_ce.csv              # a file of the data folder
+//       category: primitive            # primitive (fitted by calibrate) | held-out (never fitted)
+//       schedule: peer_ce.yaml         # relative to the manifest
+//       measured: us_per_copy_median   # a column in microseconds: the measured time
+//       divide_by: copies_per_rep      # optional count column: the time is per op of a loop
+//       define: {SIZE: bytes}          # schedule param <- column, for every row
+//       groups:                        # every row must match exactly one group
+//         - where: {direction: 0to1_push}   # text columns that select the rows
+//           set: {SRC: 0, DST: 1}           # constant params for them
+//           schedule: other.yaml            # optional: this group's own schedule
+//     - data: hbm.csv
+//       category: primitive
+//       status: needs-kernels          # not predictable yet
+//       why: "..."                     # shown in the report
+//
+// Contract: every key is checked (MapReader); a row matched by no group or by two is a
+// ConfigError naming the data file and line, so every measured row has a schedule. A case's
+// prediction is the simulated end of the whole schedule (the last stream to finish), divided by
+// `divide_by`. Deterministic. Ignores: the measurements' spread (medians are compared).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mgsim::validate {
+
+struct CaseResult {
+  std::string family;    // the data file: "peer_ce.csv"
+  std::string category;  // "primitive" | "held-out"
+  int line = 0;          // the row's line in the data file
+  std::string label;     // the row's selecting and defining columns: "0to1_push bytes=1024"
+  double measured_us = 0;
+  double predicted_us = 0;
+  double error() const { return predicted_us / measured_us - 1.0; }  // signed, 0.05 = 5 % slow
+};
+
+struct PendingFamily {
+  std::string family, category, status, why;
+  std::size_t rows = 0;
+};
+
+struct ValidationRun {
+  std::vector<CaseResult> cases;       // in manifest order, then file order
+  std::vector<PendingFamily> pending;  // families with a status
+};
+
+// `hw` is a hardware preset name or path (models::load_hardware).
+ValidationRun run_validation(const std::string& manifest_path, const std::string& data_dir,
+                             const std::string& hw);
+
+}  // namespace mgsim::validate
