@@ -208,9 +208,36 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
   c.add("nvlink", "protocol_efficiency", fmt::format("{:.6f}", protocol),
         fmt::format("{}; efficiency = b / ({} x {:.3f} GB/s)", ce_fit, links, link_rate * 1e-9));
 
+  // --- HBM: full-chip read and write rates, per-SM read rate -> latency.
+  const MeasurementTable& hbm = c.table("hbm.csv");
+  double hbm_latency = 0;
+  {
+    const std::size_t sms = hbm.column("sms", Unit::none);
+    const std::size_t gbps = hbm.column("gbps_median", Unit::gbps);
+    const std::size_t threads = hbm.column("threads_per_cta", Unit::none);
+    const Rows read_few = select(hbm, {{"op", "read"}}, [&](std::size_t r) { return hbm.number(r, sms) <= 16; });
+    const FitResult hf = fit_line(hbm, read_few, sms, gbps, false, false, "gbps = r x sms");
+    const double per_sm = hf.coefficients[0] * 1e9;
+    const double in_flight = hbm.number(read_few.front(), threads) * kHbmBytesInFlightPerThread;
+    hbm_latency = in_flight / per_sm;
+    c.add("hbm", "latency", ps_value(hbm_latency),
+          fmt::format("fit: hbm.csv lines {} (read, 1-16 SMs), least squares gbps = r x sms, r = "
+                      "{:.3f} GB/s per SM, R^2={:.6f}; latency = bytes in flight per SM ({:.0f} B: "
+                      "1024 threads x 4 x 16 B) / r",
+                      lines(hbm, read_few), per_sm * 1e-9, hf.r2, in_flight));
+    for (const auto& [op, key] : {std::pair{"read", "bandwidth"}, std::pair{"write", "write_bandwidth"}}) {
+      const Rows full = select(hbm, {{"op", op}, {"sms", "132"}});
+      if (full.size() != 1) out_of_range(hbm, fmt::format("expected one {} row on 132 SMs", op));
+      c.add("hbm", key, bw_value(hbm.number(full[0], gbps) * 1e9),
+            fmt::format("measured: hbm.csv line {} ({} on all 132 SMs, median)", hbm.line_of(full[0]), op));
+    }
+  }
+
   // --- SM-driven peer paths: per-SM rate from 1 GiB transfers on 1-4 SMs (linear there),
   // the saturated rate from 16 SMs up.
-  const double round_trip = 2 * latency;
+  // The latency the kernel model (traces/kernel_exec.hpp) divides in-flight bytes by for a peer
+  // access: hbm.latency + the route's latency (nvlink.latency).
+  const double round_trip = hbm_latency + latency;
   for (const std::string name : {"peer_ldst.csv", "peer_tma.csv"}) {
     const MeasurementTable& t = c.table(name);
     const std::size_t sms = t.column("sms", Unit::none);
@@ -236,7 +263,7 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
                       name, lines(t, many), sf.coefficients[0], b * 1e-9));
     const std::string per_sm_fit = fmt::format(
         "fit: {} lines {} (1 GiB put/get, 1-4 SMs), least squares gbps = r x sms, r = {:.3f} "
-        "GB/s per SM, R^2={:.6f}; in flight = r x round trip 2 x nvlink.latency ({:.1f} ns)",
+        "GB/s per SM, R^2={:.6f}; in flight = r x L, L = hbm.latency + nvlink.latency = {:.1f} ns (the kernel model's peer latency)",
         name, lines(t, few), per_sm * 1e-9, pf.r2, round_trip * 1e9);
     if (tma) {
       const double msgs = per_sm * round_trip / kTmaMessageBytes;
@@ -248,29 +275,6 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
       const double in_flight = per_sm * round_trip;
       c.add("ldst", "bytes_in_flight_per_sm", fmt::format("{}B", std::llround(in_flight)),
             fmt::format("{} = {:.0f} B", per_sm_fit, in_flight));
-    }
-  }
-
-  // --- HBM: full-chip read and write rates, per-SM read rate -> latency.
-  const MeasurementTable& hbm = c.table("hbm.csv");
-  {
-    const std::size_t sms = hbm.column("sms", Unit::none);
-    const std::size_t gbps = hbm.column("gbps_median", Unit::gbps);
-    const std::size_t threads = hbm.column("threads_per_cta", Unit::none);
-    const Rows read_few = select(hbm, {{"op", "read"}}, [&](std::size_t r) { return hbm.number(r, sms) <= 16; });
-    const FitResult hf = fit_line(hbm, read_few, sms, gbps, false, false, "gbps = r x sms");
-    const double per_sm = hf.coefficients[0] * 1e9;
-    const double in_flight = hbm.number(read_few.front(), threads) * kHbmBytesInFlightPerThread;
-    c.add("hbm", "latency", ps_value(in_flight / per_sm),
-          fmt::format("fit: hbm.csv lines {} (read, 1-16 SMs), least squares gbps = r x sms, r = "
-                      "{:.3f} GB/s per SM, R^2={:.6f}; latency = bytes in flight per SM ({:.0f} B: "
-                      "1024 threads x 4 x 16 B) / r",
-                      lines(hbm, read_few), per_sm * 1e-9, hf.r2, in_flight));
-    for (const auto& [op, key] : {std::pair{"read", "bandwidth"}, std::pair{"write", "write_bandwidth"}}) {
-      const Rows full = select(hbm, {{"op", op}, {"sms", "132"}});
-      if (full.size() != 1) out_of_range(hbm, fmt::format("expected one {} row on 132 SMs", op));
-      c.add("hbm", key, bw_value(hbm.number(full[0], gbps) * 1e9),
-            fmt::format("measured: hbm.csv line {} ({} on all 132 SMs, median)", hbm.line_of(full[0]), op));
     }
   }
 

@@ -16,11 +16,12 @@ TEST_CASE("validation errors do not grow past the recorded baseline") {
   const auto run = mgsim::validate::run_validation(kSource + "/validate/cases/manifest.yaml",
                                                    kSource + "/validate/data/h200",
                                                    kSource + "/models/presets/h200.calibrated.yaml");
-  // Every row of the predictable families is a case: peer_ce.csv's rows and nccl.csv's rows.
+  // Every row of the predictable families is a case.
   const auto rows = [](const char* f) {
     return mgsim::validate::MeasurementTable::load_file(kSource + "/validate/data/h200/" + f).rows();
   };
-  CHECK(run.cases.size() == rows("peer_ce.csv") + rows("nccl.csv"));
+  CHECK(run.cases.size() ==
+        rows("peer_ce.csv") + rows("nccl.csv") + rows("hbm.csv") + rows("peer_ldst.csv"));
   const auto now = mgsim::validate::category_stats(run);
   const auto recorded = mgsim::validate::load_baseline(kSource + "/validate/baseline.json");
   const auto problems = mgsim::validate::check_baseline(now, recorded, 1e-9);
