@@ -21,7 +21,8 @@ TEST_CASE("validation errors do not grow past the recorded baseline") {
     return mgsim::validate::MeasurementTable::load_file(kSource + "/validate/data/h200/" + f).rows();
   };
   CHECK(run.cases.size() ==
-        rows("peer_ce.csv") + rows("nccl.csv") + rows("hbm.csv") + rows("peer_ldst.csv"));
+        rows("peer_ce.csv") + rows("nccl.csv") + rows("hbm.csv") + rows("peer_ldst.csv") +
+                                  rows("put_signal.csv"));
   const auto now = mgsim::validate::category_stats(run);
   const auto recorded = mgsim::validate::load_baseline(kSource + "/validate/baseline.json");
   const auto problems = mgsim::validate::check_baseline(now, recorded, 1e-9);
