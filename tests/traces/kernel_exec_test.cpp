@@ -1,8 +1,11 @@
 // Kernel execution on the toy machine of kernel_fixture.hpp: every expected picosecond count is
 // derived in a comment before its assertion.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "kernel_fixture.hpp"
+#include "sim/trace.hpp"
 
 using namespace mgsim;
 using namespace mgsim::test;
@@ -174,4 +177,38 @@ streams:
   REQUIRE(a.result.blocked.empty());
   CHECK(a.port_bytes == 16 * 8388608);
   CHECK(b.port_bytes == 28 * 8388608);
+}
+
+namespace {
+// Records slices as "process/thread name begin end" lines.
+class Recorder final : public sim::TraceSink {
+ public:
+  sim::TrackId track(std::string_view process, std::string_view thread) override {
+    names_.push_back(std::string(process) + "/" + std::string(thread));
+    return {static_cast<std::uint32_t>(names_.size() - 1)};
+  }
+  void slice(sim::TrackId t, std::string_view name, sim::Time b, sim::Time e) override {
+    lines.push_back(names_[t.value] + " " + std::string(name) + " " +
+                    std::to_string(b.picoseconds()) + " " + std::to_string(e.picoseconds()));
+  }
+  void counter(sim::TrackId, std::string_view, sim::Time, double) override {}
+  std::vector<std::string> lines;
+
+ private:
+  std::vector<std::string> names_;
+};
+}  // namespace
+
+TEST_CASE("with a trace sink, each role's ops are slices on a (GPU, SM role) track") {
+  // The mma of the waves test's first CTA: from the 1 us launch to 3 us, on SM 0.
+  const traces::Schedule s = traces::load_schedule(sim::Node::load_string(
+      one_kernel("1", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"), "k.yaml"));
+  sim::Engine engine;
+  Recorder rec;
+  engine.set_trace(&rec);
+  sim::FluidNetwork net(engine);
+  Crossbar fabric(net, 1);
+  traces::execute(s, traces::param_values(s, {}), engine, net, fabric, toy_device());
+  CHECK(std::find(rec.lines.begin(), rec.lines.end(), "gpu0/sm000 k.math mma 1000000 3000000") !=
+        rec.lines.end());
 }
