@@ -22,7 +22,7 @@ demo: build
 
 $(ASAN_BUILD)/build.ninja: | setup
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMGSIM_SANITIZE=ON \
-	  -DMGSIM_BENCHMARKS=OFF
+	  -DMGSIM_BENCHMARKS=OFF -DMGSIM_CUDA=OFF
 
 build-asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
