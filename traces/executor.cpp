@@ -70,6 +70,7 @@ class Executor {
       if (!device.hardware)
         throw sim::ConfigError(s.kernels.kernels.front().where,
                                "kernels need a GPU model (a hardware preset), and none was given");
+      num_sms_ = device.hardware->sm.count;
       kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, *transfers_,
                                                 *device.hardware, world_, catalog);
     }
@@ -255,6 +256,7 @@ class Executor {
     const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(op.launch.kernel)];
     Env env(static_cast<std::size_t>(k.slot_count), 0);
     std::copy_n(st.env.begin(), s_.world_slot + 1, env.begin());
+    env[static_cast<std::size_t>(k.num_sms_slot)] = num_sms_;
     for (std::size_t a = 0; a < k.args.size(); ++a) {
       const auto bound = std::find_if(op.launch.args.begin(), op.launch.args.end(),
                                       [&](const auto& b) { return b.first == static_cast<int>(a); });
@@ -331,6 +333,7 @@ class Executor {
   int world_ = 0;
   std::unique_ptr<Transfers> transfers_;
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
+  int num_sms_ = 0;                          // SMs per GPU, bound as `num_sms` in kernels
   std::vector<StreamRun> streams_;
   std::vector<sim::Time> began_;  // per stream: when its current op began
   std::map<EventKey, EventState> events_;

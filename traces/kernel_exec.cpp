@@ -41,11 +41,11 @@ std::string KernelRunner::Impl::blocked_reason(int id) const {
           what += fmt::format(" to reach {} (it is {})", r->wait_value,
                               it == flags.end() ? 0 : it->second.value);
         }
-        first = fmt::format("kernel '{}' on rank {}: CTA {} (SM {}) role '{}' waits for {} "
-                            "(at {}:{}:{})",
-                            k.name, l.rank, c->index, c->sm,
-                            k.roles[static_cast<std::size_t>(r->role)].name, what, w.file,
-                            w.line, w.column);
+        first = fmt::format(
+            "kernel '{}' on rank {}: CTA {} (SM {}) role '{}' waits for {} "
+            "(at {}:{}:{})",
+            k.name, l.rank, c->index, c->sm, k.roles[static_cast<std::size_t>(r->role)].name, what,
+            w.file, w.line, w.column);
       } else {
         ++more;
       }

@@ -1,5 +1,6 @@
 // Runs kernel launches (traces/kernel_schedule.hpp) on the GPUs of a simulation: CTAs placed on
-// SMs by occupancy, roles walking their ops lazily, ops mapped onto discrete events and fluid flows.
+// SMs by occupancy, roles walking their ops lazily, ops mapped onto discrete events and fluid
+// flows.
 //
 // Model, per launch on rank r:
 //   - the launch costs spec.launch.kernel, then CTAs are placed: ctas_per_sm from threads,
@@ -81,9 +82,9 @@ class KernelRunner {
   std::string blocked_reason(int id) const;
 
   struct Stats {
-    std::int64_t ctas = 0;       // CTAs run to completion
-    std::int64_t ops = 0;        // role ops executed
-    std::int64_t flops = 0;      // mma, compute and mainloop flops (as written, not scaled)
+    std::int64_t ctas = 0;   // CTAs run to completion
+    std::int64_t ops = 0;    // role ops executed
+    std::int64_t flops = 0;  // mma, compute and mainloop flops (as written, not scaled)
   };
   const Stats& stats() const { return stats_; }
 

@@ -22,20 +22,24 @@ namespace kernel_detail {
 
 // Bytes in flight over a latency as a whole-bytes-per-second cap, rounded down once (at least 1).
 inline sim::Bandwidth window_rate(std::int64_t bytes, sim::Duration latency) {
-  if (latency <= sim::Duration::zero()) return sim::Bandwidth::bytes_per_second(std::int64_t{1} << 62);
-  const sim::Int128 r = static_cast<sim::Int128>(bytes) * 1'000'000'000'000 /
-                        latency.picoseconds();
+  if (latency <= sim::Duration::zero())
+    return sim::Bandwidth::bytes_per_second(std::int64_t{1} << 62);
+  const sim::Int128 r = static_cast<sim::Int128>(bytes) * 1'000'000'000'000 / latency.picoseconds();
   const sim::Int128 top = std::int64_t{1} << 62;
-  return sim::Bandwidth::bytes_per_second(static_cast<std::int64_t>(std::clamp<sim::Int128>(r, 1, top)));
+  return sim::Bandwidth::bytes_per_second(
+      static_cast<std::int64_t>(std::clamp<sim::Int128>(r, 1, top)));
 }
 
 inline std::int64_t dtype_bytes(models::Dtype d) {
   switch (d) {
-    case models::Dtype::fp8: return 1;
+    case models::Dtype::fp8:
+      return 1;
     case models::Dtype::bf16:
-    case models::Dtype::fp16: return 2;
+    case models::Dtype::fp16:
+      return 2;
     case models::Dtype::tf32:
-    case models::Dtype::fp32: return 4;
+    case models::Dtype::fp32:
+      return 4;
   }
   return 2;
 }
@@ -70,7 +74,7 @@ struct KernelRunner::Impl {
     Env env;
     std::vector<Frame> frames;
     const KernelOp* current = nullptr;
-    std::string waiting;  // non-empty while blocked on a flag or barrier
+    std::string waiting;               // non-empty while blocked on a flag or barrier
     std::optional<FlagKey> wait_flag;  // the flag it waits on, and for which value
     std::int64_t wait_value = 0;
     sim::Time began;
@@ -113,8 +117,16 @@ struct KernelRunner::Impl {
 
   Impl(KernelRunner& owner, const KernelSet& ks, sim::Engine& e, sim::FluidNetwork& n,
        Interconnect& f, Transfers& t, const models::HardwareSpec& s, int w, ResourceCatalog* c)
-      : self(owner), kernels(ks), engine(e), net(n), fabric(f), transfers(t), spec(s), world(w),
-        catalog(c), gpus(static_cast<std::size_t>(w)) {}
+      : self(owner),
+        kernels(ks),
+        engine(e),
+        net(n),
+        fabric(f),
+        transfers(t),
+        spec(s),
+        world(w),
+        catalog(c),
+        gpus(static_cast<std::size_t>(w)) {}
 
   struct Gpu {
     std::vector<sim::ResourceId> tensor, fp32;  // per SM (fp32 created on first use)
@@ -142,8 +154,8 @@ struct KernelRunner::Impl {
   void ensure_sms(int g) {
     Gpu& gpu = gpus[static_cast<std::size_t>(g)];
     if (!gpu.tensor.empty()) return;
-    const Bandwidth rate = Bandwidth::bytes_per_second(spec.sm.flops_per_cycle_bf16 *
-                                                       spec.sm.tensor_clock.hertz());
+    const Bandwidth rate =
+        Bandwidth::bytes_per_second(spec.sm.flops_per_cycle_bf16 * spec.sm.tensor_clock.hertz());
     for (int s = 0; s < spec.sm.count; ++s) {
       const sim::ResourceId r = net.add_resource(fmt::format("gpu{}.sm{}.tensor", g, s), rate);
       if (catalog) catalog->add(r, UnitKind::tensor_pipe, g, gpu_group(g, "tensor"));
@@ -228,8 +240,8 @@ struct KernelRunner::Impl {
     l.env[static_cast<std::size_t>(k.num_sms_slot)] = spec.sm.count;
     l.grid = k.grid.eval_positive(l.env, "grid");
     models::CtaResources res;
-    res.threads = static_cast<int>(std::min<std::int64_t>(
-        k.threads.eval_positive(l.env, "threads"), 1 << 30));
+    res.threads = static_cast<int>(
+        std::min<std::int64_t>(k.threads.eval_positive(l.env, "threads"), 1 << 30));
     res.registers_per_thread =
         static_cast<int>(std::min<std::int64_t>(k.registers.eval(l.env), 1 << 30));
     res.shared_memory = Bytes(k.shared_memory.eval(l.env));
@@ -246,12 +258,12 @@ struct KernelRunner::Impl {
                                sim::to_string(res.shared_memory), spec.name));
     const std::int64_t slots = static_cast<std::int64_t>(per_sm) * spec.sm.count;
     if (k.persistent && l.grid > slots)
-      k.grid.fail(fmt::format("persistent kernel '{}' has {} CTAs but only {} fit at once "
-                              "({} per SM x {} SMs)",
-                              k.name, l.grid, slots, per_sm, spec.sm.count));
+      k.grid.fail(
+          fmt::format("persistent kernel '{}' has {} CTAs but only {} fit at once "
+                      "({} per SM x {} SMs)",
+                      k.name, l.grid, slots, per_sm, spec.sm.count));
     const std::int64_t first = std::min(l.grid, slots);
-    for (std::int64_t i = 0; i < first; ++i)
-      start_cta(l, static_cast<int>(i % spec.sm.count));
+    for (std::int64_t i = 0; i < first; ++i) start_cta(l, static_cast<int>(i % spec.sm.count));
     if (l.grid == 0) finish_launch(l);
   }
 
@@ -291,7 +303,8 @@ struct KernelRunner::Impl {
     const int sm = c.sm;
     ++self.stats_.ctas;
     ++l.finished;
-    auto it = std::find_if(l.ctas.begin(), l.ctas.end(), [&](const auto& p) { return p.get() == &c; });
+    auto it =
+        std::find_if(l.ctas.begin(), l.ctas.end(), [&](const auto& p) { return p.get() == &c; });
     MGSIM_CHECK(it != l.ctas.end(), "finished CTA not found");
     l.ctas.erase(it);
     if (l.next < l.grid) start_cta(l, sm);
@@ -345,26 +358,36 @@ struct KernelRunner::Impl {
     if (!trace || !r.current) return;
     const CtaRun& c = *r.cta;
     const KernelDef& k = *c.launch->def;
-    const sim::TrackId track =
-        trace->track(fmt::format("gpu{}", c.launch->rank),
-                     fmt::format("sm{:03} {}.{}", c.sm, k.name,
-                                 k.roles[static_cast<std::size_t>(r.role)].name));
+    const sim::TrackId track = trace->track(
+        fmt::format("gpu{}", c.launch->rank),
+        fmt::format("sm{:03} {}.{}", c.sm, k.name, k.roles[static_cast<std::size_t>(r.role)].name));
     trace->slice(track, op_name(*r.current), r.began, engine.now());
   }
 
   static const char* op_name(const KernelOp& op) {
     switch (op.kind) {
-      case KernelOp::Kind::load: return "load";
-      case KernelOp::Kind::store: return "store";
-      case KernelOp::Kind::reduce: return "reduce";
-      case KernelOp::Kind::mma: return "mma";
-      case KernelOp::Kind::compute: return "compute";
-      case KernelOp::Kind::mainloop: return "mainloop";
-      case KernelOp::Kind::signal: return "signal";
-      case KernelOp::Kind::wait: return "wait";
-      case KernelOp::Kind::arrive: return "arrive";
-      case KernelOp::Kind::sync: return "sync";
-      case KernelOp::Kind::for_loop: return "for";
+      case KernelOp::Kind::load:
+        return "load";
+      case KernelOp::Kind::store:
+        return "store";
+      case KernelOp::Kind::reduce:
+        return "reduce";
+      case KernelOp::Kind::mma:
+        return "mma";
+      case KernelOp::Kind::compute:
+        return "compute";
+      case KernelOp::Kind::mainloop:
+        return "mainloop";
+      case KernelOp::Kind::signal:
+        return "signal";
+      case KernelOp::Kind::wait:
+        return "wait";
+      case KernelOp::Kind::arrive:
+        return "arrive";
+      case KernelOp::Kind::sync:
+        return "sync";
+      case KernelOp::Kind::for_loop:
+        return "for";
     }
     return "?";
   }
@@ -406,4 +429,3 @@ struct KernelRunner::Impl {
 };
 
 }  // namespace mgsim::traces
-

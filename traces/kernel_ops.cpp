@@ -24,7 +24,8 @@ bool KernelRunner::Impl::dispatch(RoleRun& r, const KernelOp& op) {
     }
     case KernelOp::Kind::load:
     case KernelOp::Kind::store:
-    case KernelOp::Kind::reduce: return transfer(r, op);
+    case KernelOp::Kind::reduce:
+      return transfer(r, op);
     case KernelOp::Kind::mma: {
       const std::int64_t m = op.m.eval_positive(r.env, "m");
       const std::int64_t n = op.n.eval_positive(r.env, "n");
@@ -51,9 +52,13 @@ bool KernelRunner::Impl::dispatch(RoleRun& r, const KernelOp& op) {
                 [this, &r] { op_done(r); });
       return false;
     }
-    case KernelOp::Kind::mainloop: return mainloop(r, op);
-    case KernelOp::Kind::signal: signal(r, op); return true;
-    case KernelOp::Kind::wait: return wait(r, op);
+    case KernelOp::Kind::mainloop:
+      return mainloop(r, op);
+    case KernelOp::Kind::signal:
+      signal(r, op);
+      return true;
+    case KernelOp::Kind::wait:
+      return wait(r, op);
     case KernelOp::Kind::arrive: {
       const std::int64_t now = ++c.arrivals[op.barrier];
       auto& list = c.syncers[op.barrier];
@@ -116,9 +121,9 @@ bool KernelRunner::Impl::multimem(RoleRun& r, const KernelOp& op, std::int64_t b
   const int rank = r.cta->launch->rank;
   const bool reduce = op.kind == KernelOp::Kind::reduce;
   if ((reduce && !spec.nvswitch.reduction) || (!reduce && !spec.nvswitch.multicast))
-    throw sim::ConfigError(op.where, fmt::format("multimem {} needs NVSwitch {}, which {} lacks",
-                                                 op_name(op), reduce ? "reduction" : "multicast",
-                                                 spec.name));
+    throw sim::ConfigError(op.where,
+                           fmt::format("multimem {} needs NVSwitch {}, which {} lacks", op_name(op),
+                                       reduce ? "reduction" : "multicast", spec.name));
   if (world < 2)
     throw sim::ConfigError(op.where, "multimem needs a multicast group of at least 2 ranks");
   // A GPU's uplink into the switch is the first hop of its routes, its downlink the last hop of
@@ -146,7 +151,8 @@ bool KernelRunner::Impl::multimem(RoleRun& r, const KernelOp& op, std::int64_t b
     }
   }
   if (reduce) {
-    flows.push_back({{route_of(other, rank).resources.back()}, Bytes(bytes),
+    flows.push_back({{route_of(other, rank).resources.back()},
+                     Bytes(bytes),
                      std::min(cap, spec.nvswitch.reduction_bandwidth)});
   } else {
     flows.push_back({{mine.resources.front()}, Bytes(bytes), cap});
@@ -183,26 +189,27 @@ bool KernelRunner::Impl::mainloop(RoleRun& r, const KernelOp& op) {
   const sim::ResourceId mma_pipe = pipe(rank, c.sm, op.dtype);
 
   auto last_mma = [this, &r, mma_pipe, amount = pipe_amount(last_flops, op.dtype)] {
-    run_flows(r, Duration::zero(), {{{mma_pipe}, amount, std::nullopt}}, [this, &r] { op_done(r); });
+    run_flows(r, Duration::zero(), {{{mma_pipe}, amount, std::nullopt}},
+              [this, &r] { op_done(r); });
   };
   const Bytes rest_bytes(total_bytes - stage_bytes);
   const Bytes rest_mma = pipe_amount(flops - last_flops, op.dtype);
-  run_flows(r, fill, {{load_path, Bytes(stage_bytes), cap}},
-            [this, &r, steps, stages, load_path, cap, rest_bytes, rest_mma, mma_pipe, last_mma] {
-              if (steps == 1) {
-                last_mma();
-              } else if (stages >= 2) {
-                run_flows(r, Duration::zero(),
-                          {{load_path, rest_bytes, cap}, {{mma_pipe}, rest_mma, std::nullopt}},
-                          last_mma);
-              } else {
-                run_flows(r, Duration::zero(), {{load_path, rest_bytes, cap}},
-                          [this, &r, mma_pipe, rest_mma, last_mma] {
-                            run_flows(r, Duration::zero(), {{{mma_pipe}, rest_mma, std::nullopt}},
-                                      last_mma);
-                          });
-              }
-            });
+  run_flows(
+      r, fill, {{load_path, Bytes(stage_bytes), cap}},
+      [this, &r, steps, stages, load_path, cap, rest_bytes, rest_mma, mma_pipe, last_mma] {
+        if (steps == 1) {
+          last_mma();
+        } else if (stages >= 2) {
+          run_flows(r, Duration::zero(),
+                    {{load_path, rest_bytes, cap}, {{mma_pipe}, rest_mma, std::nullopt}}, last_mma);
+        } else {
+          run_flows(
+              r, Duration::zero(), {{load_path, rest_bytes, cap}},
+              [this, &r, mma_pipe, rest_mma, last_mma] {
+                run_flows(r, Duration::zero(), {{{mma_pipe}, rest_mma, std::nullopt}}, last_mma);
+              });
+        }
+      });
   return false;
 }
 

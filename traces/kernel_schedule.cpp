@@ -12,8 +12,9 @@ namespace {
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 bool reserved(const std::string& s) {
@@ -54,6 +55,7 @@ class KernelParser {
     k.name = name;
     k.where = node.location();
     scope_ = host_;
+    k.num_sms_slot = scope_.add("num_sms");  // args' defaults may use it
     sim::MapReader r(node, "kernel");
     if (auto args = r.optional("args")) {
       sim::MapReader ar(*args, "args");
@@ -68,8 +70,7 @@ class KernelParser {
       }
       ar.finish();
     }
-    // The launch shape may use params, rank, world, args and num_sms, not cta.
-    k.num_sms_slot = scope_.add("num_sms");
+    // The launch shape may use params, rank, world, num_sms and args, not cta.
     k.grid = Expr::parse(r.required("grid"), scope_);
     auto shape = [&](const char* key, std::int64_t fallback) {
       if (auto n = r.optional(key)) return Expr::parse(*n, scope_);
@@ -115,9 +116,9 @@ class KernelParser {
   KernelOp parse_op(const sim::Node& node) {
     using K = KernelOp::Kind;
     static constexpr std::pair<const char*, K> kinds[] = {
-        {"load", K::load},     {"store", K::store},       {"reduce", K::reduce},
-        {"mma", K::mma},       {"compute", K::compute},   {"mainloop", K::mainloop},
-        {"signal", K::signal}, {"wait", K::wait},         {"arrive", K::arrive},
+        {"load", K::load},     {"store", K::store},     {"reduce", K::reduce},
+        {"mma", K::mma},       {"compute", K::compute}, {"mainloop", K::mainloop},
+        {"signal", K::signal}, {"wait", K::wait},       {"arrive", K::arrive},
         {"sync", K::sync},     {"for", K::for_loop}};
     sim::MapReader r(node, "kernel op");
     KernelOp op;
@@ -127,8 +128,9 @@ class KernelParser {
     for (const auto& [key, kind] : kinds) {
       if (auto n = r.optional(key)) {
         if (found++ > 0)
-          n->fail("a kernel op holds exactly one of load, store, reduce, mma, compute, mainloop, "
-                  "signal, wait, arrive, sync, for");
+          n->fail(
+              "a kernel op holds exactly one of load, store, reduce, mma, compute, mainloop, "
+              "signal, wait, arrive, sync, for");
         body = n;
         op.kind = kind;
       }
@@ -136,28 +138,43 @@ class KernelParser {
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
     if (!body)
-      node.fail("a kernel op needs one of load, store, reduce, mma, compute, mainloop, signal, "
-                "wait, arrive, sync, for");
+      node.fail(
+          "a kernel op needs one of load, store, reduce, mma, compute, mainloop, signal, "
+          "wait, arrive, sync, for");
     switch (op.kind) {
       case K::load:
       case K::store:
-      case K::reduce: parse_transfer(*body, op); break;
-      case K::mma: parse_mma(*body, op, false); break;
-      case K::mainloop: parse_mma(*body, op, true); break;
-      case K::compute: parse_compute(*body, op); break;
+      case K::reduce:
+        parse_transfer(*body, op);
+        break;
+      case K::mma:
+        parse_mma(*body, op, false);
+        break;
+      case K::mainloop:
+        parse_mma(*body, op, true);
+        break;
+      case K::compute:
+        parse_compute(*body, op);
+        break;
       case K::signal:
-      case K::wait: parse_flag(*body, op); break;
+      case K::wait:
+        parse_flag(*body, op);
+        break;
       case K::arrive:
-      case K::sync: parse_barrier(*body, op); break;
-      case K::for_loop: op.loop.push_back(parse_for(*body)); break;
+      case K::sync:
+        parse_barrier(*body, op);
+        break;
+      case K::for_loop:
+        op.loop.push_back(parse_for(*body));
+        break;
     }
     return op;
   }
 
   void parse_transfer(const sim::Node& node, KernelOp& op) {
     const bool is_reduce = op.kind == KernelOp::Kind::reduce;
-    sim::MapReader r(node, is_reduce ? "reduce" : (op.kind == KernelOp::Kind::load ? "load"
-                                                                                   : "store"));
+    sim::MapReader r(node,
+                     is_reduce ? "reduce" : (op.kind == KernelOp::Kind::load ? "load" : "store"));
     op.bytes = Expr::parse(r.required("bytes"), scope_);
     if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
     op.via = is_reduce ? Via::multimem : Via::tma;
@@ -168,9 +185,10 @@ class KernelParser {
                     : std::vector<std::string>{"tma", "ldst", "multimem"};
       if (std::find(valid.begin(), valid.end(), text) == valid.end()) {
         if (is_reduce && (text == "tma" || text == "ldst"))
-          v->fail(fmt::format("a reduce goes through the switch: via must be multimem, not '{}' "
-                              "(TMA and plain ld/st cannot reduce in the network)",
-                              text));
+          v->fail(
+              fmt::format("a reduce goes through the switch: via must be multimem, not '{}' "
+                          "(TMA and plain ld/st cannot reduce in the network)",
+                          text));
         fail_choice(*v, "'via'", text, valid);
       }
       op.via = text == "tma" ? Via::tma : (text == "ldst" ? Via::ldst : Via::multimem);
@@ -185,8 +203,9 @@ class KernelParser {
     if (op.via == Via::multimem && op.peer)
       node.fail("a multimem op addresses the whole multicast group: drop 'peer'");
     if (op.kind == KernelOp::Kind::load && op.via == Via::multimem)
-      node.fail("a multimem load that reduces is a 'reduce' op; a plain load reads one peer "
-                "(via tma or ldst)");
+      node.fail(
+          "a multimem load that reduces is a 'reduce' op; a plain load reads one peer "
+          "(via tma or ldst)");
   }
 
   models::Dtype parse_dtype(sim::MapReader& r, models::Dtype fallback) {
@@ -194,8 +213,8 @@ class KernelParser {
     if (!d) return fallback;
     const std::string text = d->as_string();
     models::Dtype out;
-    if (!models::parse_dtype(text, out)) fail_choice(*d, "dtype", text,
-                                                     {"bf16", "fp16", "fp8", "tf32", "fp32"});
+    if (!models::parse_dtype(text, out))
+      fail_choice(*d, "dtype", text, {"bf16", "fp16", "fp8", "tf32", "fp32"});
     return out;
   }
 
@@ -236,7 +255,8 @@ class KernelParser {
     if (is_signal) {
       auto v = r.optional("value");
       auto a = r.optional("add");
-      if (v.has_value() == a.has_value()) node.fail("signal takes exactly one of 'value' and 'add'");
+      if (v.has_value() == a.has_value())
+        node.fail("signal takes exactly one of 'value' and 'add'");
       op.add = a.has_value();
       op.value = Expr::parse(a ? *a : *v, scope_);
     } else {
@@ -304,9 +324,12 @@ class KernelParser {
 
 const char* to_string(Via v) {
   switch (v) {
-    case Via::tma: return "tma";
-    case Via::ldst: return "ldst";
-    case Via::multimem: return "multimem";
+    case Via::tma:
+      return "tma";
+    case Via::ldst:
+      return "ldst";
+    case Via::multimem:
+      return "multimem";
   }
   return "?";
 }

@@ -38,8 +38,9 @@
 //                     n-th sync of a role on a barrier waits for n * count arrivals at it
 //   for {var, from, to, step, ops}  or  for {var, over: ranks, ops}
 //
-// Names bound inside a kernel: the params, `rank`, `world`, the kernel's args, `cta` (the CTA's
-// index in the grid; not in grid/threads/registers/shared_memory) `num_sms`, and loop variables.
+// Names bound inside a kernel: the params, `rank`, `world`, `num_sms`, the kernel's args (whose
+// defaults may use the names before them), `cta` (the CTA's index in the grid; not in grid,
+// threads, registers, shared_memory or args) and loop variables.
 // Everything resolves when the file is read (unknown names and keys are ConfigErrors naming
 // file:line:column with the nearest valid name); values are evaluated lazily, when a role reaches
 // the op. Buffers and regions are recorded for later checks (`mgsim check`) and cost nothing.
@@ -69,8 +70,19 @@ struct KernelFor {
 };
 
 struct KernelOp {
-  enum class Kind { load, store, reduce, mma, compute, mainloop, signal, wait, arrive, sync,
-                    for_loop };
+  enum class Kind {
+    load,
+    store,
+    reduce,
+    mma,
+    compute,
+    mainloop,
+    signal,
+    wait,
+    arrive,
+    sync,
+    for_loop
+  };
   Kind kind = Kind::compute;
   sim::SourceLocation where;
   std::optional<Expr> condition;

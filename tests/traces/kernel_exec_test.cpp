@@ -15,8 +15,8 @@ namespace {
 // One kernel `k` with the given roles YAML, launched once by stream `s` on every rank.
 std::string one_kernel(const std::string& grid, const std::string& roles, int world = 1,
                        const std::string& extra = "") {
-  return "world: " + std::to_string(world) + "\n" + extra +
-         "kernels:\n  k:\n    grid: " + grid + "\n    threads: 2048\n    roles:\n" + roles +
+  return "world: " + std::to_string(world) + "\n" + extra + "kernels:\n  k:\n    grid: " + grid +
+         "\n    threads: 2048\n    roles:\n" + roles +
          "streams:\n  - name: s\n    ops: [{launch: k}]\n";
 }
 
@@ -25,31 +25,35 @@ std::string one_kernel(const std::string& grid, const std::string& roles, int wo
 TEST_CASE("a grid larger than the SMs runs in waves") {
   // 8 CTAs of 2048 threads: 1 per SM on 4 SMs, so 2 waves. Each CTA: 2*100*100*100 = 2e6 flops
   // at 1e12 flops/s = 2 us. 1 us launch + 2 x 2 us = 5 us.
-  const auto r = run_kernels(one_kernel("8", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
-                             1, toy_device(4));
+  const auto r =
+      run_kernels(one_kernel("8", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
+                  1, toy_device(4));
   REQUIRE(r.result.blocked.empty());
   CHECK(stream_end(r.result, 0, "s") == 5'000'000);
   // 264 CTAs on 132 SMs is 2 waves as well: 1 us + 2 x 2 us.
-  const auto big = run_kernels(one_kernel("264", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
-                               1, toy_device(132));
+  const auto big = run_kernels(
+      one_kernel("264", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"), 1,
+      toy_device(132));
   CHECK(stream_end(big.result, 0, "s") == 5'000'000);
 }
 
 TEST_CASE("two roles of one CTA share the SM's tensor pipe") {
   // Alone, 2e6 flops take 2 us (1 us launch + 2 us = 3 us). Two roles each with 2e6 flops on
   // the same SM get 0.5e12 flops/s each: both end after 4 us, at 5 us.
-  const auto alone = run_kernels(one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
-                                 1, toy_device());
+  const auto alone =
+      run_kernels(one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"), 1,
+                  toy_device());
   CHECK(stream_end(alone.result, 0, "s") == 3'000'000);
-  const auto shared = run_kernels(
-      one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"
-                      "      - {name: b, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
-      1, toy_device());
+  const auto shared =
+      run_kernels(one_kernel("1",
+                             "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"
+                             "      - {name: b, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"),
+                  1, toy_device());
   CHECK(stream_end(shared.result, 0, "s") == 5'000'000);
   // fp8 runs at twice the bf16 rate: 2e6 fp8 flops count as 1e6 bf16-equivalent: 1 us + 1 us.
   const auto fp8 = run_kernels(
-      one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100, dtype: fp8}}]}\n"),
-      1, toy_device());
+      one_kernel("1", "      - {name: a, ops: [{mma: {m: 100, n: 100, k: 100, dtype: fp8}}]}\n"), 1,
+      toy_device());
   CHECK(stream_end(fp8.result, 0, "s") == 2'000'000);
 }
 
@@ -58,7 +62,8 @@ TEST_CASE("a peer TMA load costs issue + latency + bytes at the port") {
   // 8 x 227 KiB / 1.5 us ~ 1.24 TB/s, above the 100 GB/s ports, so 1e6 B take 10 us.
   // 1 us launch + 64 ns + 1.5 us + 10 us = 12.564 us.
   const auto r = run_kernels(
-      one_kernel("1", "      - {name: l, if: rank == 0, ops: [{load: {bytes: 1000000, peer: 1}}]}\n", 2),
+      one_kernel("1",
+                 "      - {name: l, if: rank == 0, ops: [{load: {bytes: 1000000, peer: 1}}]}\n", 2),
       2, toy_device());
   REQUIRE(r.result.blocked.empty());
   CHECK(stream_end(r.result, 0, "s") == 12'564'000);
@@ -67,9 +72,12 @@ TEST_CASE("a peer TMA load costs issue + latency + bytes at the port") {
 TEST_CASE("a signal reaches a peer after the route latency") {
   // Both ranks' kernels start at 1 us; rank 0 signals rank 1 at once; the write lands after the
   // 1 us route latency, so rank 1's wait (on its own memory) ends at 2 us.
-  const auto r = run_kernels(one_kernel("1",
-      "      - {name: tx, if: rank == 0, ops: [{signal: {flag: f, rank: 1, value: 1}}]}\n"
-      "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n", 2),
+  const auto r = run_kernels(
+      one_kernel(
+          "1",
+          "      - {name: tx, if: rank == 0, ops: [{signal: {flag: f, rank: 1, value: 1}}]}\n"
+          "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n",
+          2),
       2, toy_device());
   REQUIRE(r.result.blocked.empty());
   CHECK(stream_end(r.result, 0, "s") == 1'000'000);
@@ -80,9 +88,11 @@ TEST_CASE("arrive and sync order two roles of a CTA") {
   // The loader computes 1e6 flops (1 us, alone on the pipe), then arrives; the consumer's sync
   // releases 50 mbarrier cycles (50 ns) later, then it computes 2e6 flops alone: 2 us.
   // 1 us launch + 1 us + 50 ns + 2 us = 4.05 us.
-  const auto r = run_kernels(one_kernel("1",
-      "      - {name: ld, ops: [{compute: {flops: 1000000, dtype: bf16}}, {arrive: full}]}\n"
-      "      - {name: mm, ops: [{sync: full}, {mma: {m: 100, n: 100, k: 100}}]}\n"),
+  const auto r = run_kernels(
+      one_kernel(
+          "1",
+          "      - {name: ld, ops: [{compute: {flops: 1000000, dtype: bf16}}, {arrive: full}]}\n"
+          "      - {name: mm, ops: [{sync: full}, {mma: {m: 100, n: 100, k: 100}}]}\n"),
       1, toy_device());
   REQUIRE(r.result.blocked.empty());
   CHECK(stream_end(r.result, 0, "s") == 4'050'000);
@@ -95,20 +105,24 @@ TEST_CASE("a mainloop takes about fill + max(load, mma) + the last step's mma") 
   // Then the other 491520 B (4.9152 us) beside 31457280 flops (31.45728 us): the MMA dominates.
   // Then the last 2097152 flops: 2.097152 us. Total 1 us + 0.49168 + 31.45728 + 2.097152 us.
   const auto r = run_kernels(one_kernel("1",
-      "      - {name: m, ops: [{mainloop: {m: 128, n: 128, k: 1024, k_tile: 64, stages: 4}}]}\n"),
-      1, toy_device());
+                                        "      - {name: m, ops: [{mainloop: {m: 128, n: 128, k: "
+                                        "1024, k_tile: 64, stages: 4}}]}\n"),
+                             1, toy_device());
   REQUIRE(r.result.blocked.empty());
   CHECK(stream_end(r.result, 0, "s") == 35'046'112);
   // With one stage nothing overlaps: fill, then 4.9152 us of loads, then all MMAs (33.554432 us).
   const auto serial = run_kernels(one_kernel("1",
-      "      - {name: m, ops: [{mainloop: {m: 128, n: 128, k: 1024, k_tile: 64, stages: 1}}]}\n"),
-      1, toy_device());
+                                             "      - {name: m, ops: [{mainloop: {m: 128, n: 128, "
+                                             "k: 1024, k_tile: 64, stages: 1}}]}\n"),
+                                  1, toy_device());
   CHECK(stream_end(serial.result, 0, "s") == 1'000'000 + 491'680 + 4'915'200 + 33'554'432);
 }
 
 TEST_CASE("a wait nobody satisfies ends with a report naming who waits on what") {
-  const auto r = run_kernels(one_kernel("2",
-      "      - {name: rx, if: cta == 1, ops: [{wait: {flag: ready, index: 3, value: 1}}]}\n"),
+  const auto r = run_kernels(
+      one_kernel(
+          "2",
+          "      - {name: rx, if: cta == 1, ops: [{wait: {flag: ready, index: 3, value: 1}}]}\n"),
       1, toy_device());
   REQUIRE(r.result.blocked.size() == 1);
   CHECK(r.result.blocked[0].waiting_for ==
@@ -122,9 +136,12 @@ TEST_CASE("TMA fills NVLink with one SM where ld/st needs five") {
   // one CTA fills the 100 GB/s port. ld/st: 32768 B / 1.5 us = 21.845 GB/s per CTA:
   // ceil(100 / 21.845) = 5 CTAs fill the port, 4 reach only 87.4 GB/s.
   auto rate = [](const char* via, int ctas) {
-    const std::string text = one_kernel(std::to_string(ctas),
-        std::string("      - {name: st, if: rank == 0, ops: [{store: {bytes: 4MiB, peer: 1, via: ") +
-            via + "}}]}\n", 2);
+    const std::string text = one_kernel(
+        std::to_string(ctas),
+        std::string(
+            "      - {name: st, if: rank == 0, ops: [{store: {bytes: 4MiB, peer: 1, via: ") +
+            via + "}}]}\n",
+        2);
     const auto r = run_kernels(text, 2, toy_device(8));
     const double t = static_cast<double>(stream_end(r.result, 0, "s")) * 1e-12;
     return static_cast<double>(ctas) * 4194304.0 / t * 1e-9;  // GB/s including fixed costs
@@ -142,7 +159,8 @@ streams:
   - name: s
     if: rank == 0
     ops: [{memcpy: {bytes: 4KiB, dst: 1}}]
-)", 2, toy_device());
+)",
+                             2, toy_device());
   const std::int64_t t = stream_end(r.result, 0, "s");
   CHECK(t == 3'000'000 + 81'920);
   CHECK(static_cast<double>(t - 3'000'000) / static_cast<double>(t) < 0.03);

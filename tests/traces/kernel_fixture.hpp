@@ -62,8 +62,12 @@ inline traces::DeviceModel toy_device(int sms = 4) {
   hw->nvlink.links = 4;
   hw->nvlink.link_bandwidth = sim::Bandwidth::GBps(25);
   hw->tma.messages_in_flight = 8;
-  traces::DeviceModel d{1, sim::Bandwidth::GBps(50), sim::Duration::us(2),
-                        sim::Bandwidth::GBps(1000), sim::Duration::ns(500), std::nullopt};
+  traces::DeviceModel d{1,
+                        sim::Bandwidth::GBps(50),
+                        sim::Duration::us(2),
+                        sim::Bandwidth::GBps(1000),
+                        sim::Duration::ns(500),
+                        std::nullopt};
   d.hardware = hw;
   return d;
 }

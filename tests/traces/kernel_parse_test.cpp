@@ -27,7 +27,8 @@ kernels:
 streams:
   - name: s
     ops: [{launch: {kernel: g, args: {T: rank}}}]
-)", "k.yaml"));
+)",
+                                                              "k.yaml"));
   REQUIRE(s.kernels.kernels.size() == 1);
   const auto& k = s.kernels.kernels[0];
   CHECK(k.roles.size() == 1);
@@ -42,56 +43,70 @@ TEST_CASE("bad kernel input names file:line:column") {
     grid: 1
     roles: [{name: a, ops: [{mmaa: {m: 1, n: 1, k: 1}}]}]
 streams: [{name: s, ops: [{launch: k}]}]
-)"), Catch::Contains("k.yaml:4:30: error: unknown key 'mmaa' in kernel op") &&
-         Catch::Contains("did you mean 'mma'?"));
+)"),
+             Catch::Contains("k.yaml:4:30: error: unknown key 'mmaa' in kernel op") &&
+                 Catch::Contains("did you mean 'mma'?"));
   CHECK_THAT(load_error(R"(kernels:
   gemm: {grid: 1, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
 streams: [{name: s, ops: [{launch: gem}]}]
-)"), Catch::Contains("k.yaml:3:36: error: unknown kernel 'gem'") &&
-         Catch::Contains("did you mean 'gemm'?"));
+)"),
+             Catch::Contains("k.yaml:3:36: error: unknown kernel 'gem'") &&
+                 Catch::Contains("did you mean 'gemm'?"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, via: dma}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)"), Catch::Contains("k.yaml:2:63: error: unknown 'via' 'dma'; did you mean 'tma'?"));
+)"),
+             Catch::Contains("k.yaml:2:63: error: unknown 'via' 'dma'; did you mean 'tma'?"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{reduce: {bytes: 1, via: tma}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)"), Catch::Contains("via must be multimem"));
+)"),
+             Catch::Contains("via must be multimem"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{mma: {m: ctaa, n: 1, k: 1}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)"), Catch::Contains("k.yaml:2:50: error: in expression 'ctaa'") && Catch::Contains("did you mean 'cta'?"));
+)"),
+             Catch::Contains("k.yaml:2:50: error: in expression 'ctaa'") &&
+                 Catch::Contains("did you mean 'cta'?"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
 streams: [{name: s, ops: [{launch: {kernel: k, args: {X: 1}}}]}]
-)"), Catch::Contains("kernel 'k' takes no arguments"));
+)"),
+             Catch::Contains("kernel 'k' takes no arguments"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{signal: {flag: f}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)"), Catch::Contains("signal takes exactly one of 'value' and 'add'"));
+)"),
+             Catch::Contains("signal takes exactly one of 'value' and 'add'"));
 }
 
 TEST_CASE("bad kernel values at run time are ConfigErrors, never crashes") {
   // A persistent grid larger than the resident slots (4 SMs x 1 CTA of 2048 threads).
   CHECK_THAT(config_error([] {
-    run_kernels(R"(kernels:
+               run_kernels(R"(kernels:
   k: {grid: 5, threads: 2048, persistent: true, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)", 1, toy_device());
-  }), Catch::Contains("persistent kernel 'k' has 5 CTAs but only 4 fit at once"));
+)",
+                           1, toy_device());
+             }),
+             Catch::Contains("persistent kernel 'k' has 5 CTAs but only 4 fit at once"));
   // A CTA that does not fit: 4096 threads > 2048 per SM.
   CHECK_THAT(config_error([] {
-    run_kernels(R"(kernels:
+               run_kernels(R"(kernels:
   k: {grid: 1, threads: 4096, roles: [{name: a, ops: [{compute: {cycles: 1}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)", 1, toy_device());
-  }), Catch::Contains("does not fit on an SM"));
+)",
+                           1, toy_device());
+             }),
+             Catch::Contains("does not fit on an SM"));
   // A peer outside the world.
   CHECK_THAT(config_error([] {
-    run_kernels(R"(world: 2
+               run_kernels(R"(world: 2
 kernels:
   k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, peer: rank + 2}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)", 2, toy_device());
-  }), Catch::Contains("rank 2 is outside the world"));
+)",
+                           2, toy_device());
+             }),
+             Catch::Contains("rank 2 is outside the world"));
 }

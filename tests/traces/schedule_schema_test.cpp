@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
 
 namespace {
 
@@ -95,14 +95,15 @@ TEST_CASE("every example's keys are in the schedule's JSON Schema") {
 }
 
 TEST_CASE("the schema checker rejects what the parser rejects") {
-  const KeyChecker checker(YAML::LoadFile(std::string(MGSIM_SOURCE_DIR) +
-                                          "/traces/schedule.schema.json"));
+  const KeyChecker checker(
+      YAML::LoadFile(std::string(MGSIM_SOURCE_DIR) + "/traces/schedule.schema.json"));
   std::vector<std::string> errors;
   // A misspelt op key inside a kernel role and a `via` outside the enum.
   checker.check(YAML::Load(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{mmaa: {m: 1, n: 1, k: 1}}, {load: {bytes: 1, via: dma}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
-)"), checker.root(), "", errors);
+)"),
+                checker.root(), "", errors);
   CHECK(errors == std::vector<std::string>{
                       ".kernels.k.roles[0].ops[0]: key 'mmaa' is not in the schema",
                       ".kernels.k.roles[0].ops[1].load.via: 'dma' is not in the schema's enum"});
