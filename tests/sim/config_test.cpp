@@ -2,18 +2,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/config_error.hpp"
+
 using namespace mgsim::sim;
 
-namespace {
-std::string error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-}  // namespace
+using mgsim::testing::error_of;
 
 TEST_CASE("not YAML: the parser's position is reported") {
   const auto msg = error_of([] { Node::load_string("a: [1, 2\nb: 3\n", "t.yaml"); });

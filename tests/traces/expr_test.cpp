@@ -2,20 +2,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/config_error.hpp"
+
 using mgsim::sim::ConfigError;
 using mgsim::traces::Env;
 using mgsim::traces::Expr;
 using mgsim::traces::Scope;
 
 namespace {
-std::string error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using mgsim::testing::error_of;
 
 std::int64_t eval(const char* text, const Scope& scope = {}, const Env& env = {}) {
   return Expr::parse(text, scope, {"t.yaml", 3, 7}).eval(env);

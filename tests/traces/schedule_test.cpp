@@ -2,19 +2,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/config_error.hpp"
+
 using mgsim::sim::ConfigError;
 using mgsim::sim::Node;
 using namespace mgsim::traces;
 
 namespace {
-std::string error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using mgsim::testing::error_of;
 
 Schedule load(const std::string& text) { return load_schedule(Node::load_string(text, "s.yaml")); }
 
