@@ -1,0 +1,76 @@
+# Examples of the field (examples/field/, engineer J): each pinned to the picosecond, so a model
+# change that moves one fails here and must say why. Included from tests/cli/CMakeLists.txt
+# (mgsim_cli_test is defined there). Where a number is simple enough it is derived; the others
+# are the simulator's output, checked against their roofline (printed by `mgsim run`) when pinned.
+
+# ParallelKittens Table 3 (docs/pk_table3.md): K = 512, 2048, 8192 of both schedules on
+# dgx-h100-8 with the h100 preset. The paper's times are 2.071 / 5.567 / 23.285 ms (GEMM) and
+# 6.483 / 7.531 / 25.325 ms (GEMM+RS); the misses are explained in docs/pk_table3.md.
+# GEMM+RS at K <= 2048 is NVLink-bound: 7/8 x 2 GiB at the TMA peer rate 350 GB/s = 5.37 ms
+# (its bound) plus the first tiles; at K = 8192 the communication hides entirely under the GEMM,
+# so GEMM+RS equals the GEMM to the picosecond.
+mgsim_cli_test(field.pk_gemm.K512 0 "total: 1481.319779 us (1481319779 ps)"
+  run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=512)
+mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5356.445080 us (5356445080 ps)"
+  run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
+mgsim_cli_test(field.pk_gemm.K8192 0 "total: 20856.945784 us (20856945784 ps)"
+  run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
+mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 5720.165140 us (5720165140 ps)"
+  run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=512)
+mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 5735.736494 us (5735736494 ps)"
+  run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
+mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 20856.945784 us (20856945784 ps)"
+  run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
+set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk_gemm.K8192
+  cli.field.pk_gemm_rs.K512 cli.field.pk_gemm_rs.K2048 cli.field.pk_gemm_rs.K8192
+  PROPERTIES TIMEOUT 120)
+
+# All-gather + GEMM three ways, M = 16384 gathered rows, N = K = 4096, on hgx-h200-8. All three
+# have the same bound: the L2 of each GPU carries (128 + 256) x 4096 x 2 B per tile x 2048 tiles
+# = 6442450944 B at 10 TB/s = 644.245095 us (gpu0.l2). Sequential (ring all-gather, then the
+# GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
+# examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
+# shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1011.819355 us (1011819355 ps)"
+  run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
+mgsim_cli_test(field.ag_gemm.collective.bound 0
+  "bound: 644.245095 us (644245095 ps), bottleneck gpu0.l2 (l2)"
+  run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
+mgsim_cli_test(field.ag_gemm.copy_engine 0 "total: 688.115304 us (688115304 ps)"
+  run examples/kernels/ag_gemm_copy_engine.yaml --topology hgx-h200-8 -D M=16384)
+mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 888.615824 us (888615824 ps)"
+  run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 -D M=16384)
+
+# GEMM + all-reduce, inter-SM, NVSwitch in-network reduction (4096 x 4096 x 2048 per rank).
+mgsim_cli_test(field.gemm_ar_multimem 0 "total: 152.329677 us (152329677 ps)"
+  run examples/field/gemm_ar_multimem.yaml --topology hgx-h200-8)
+
+# All-reduce of 4 MiB: ring (host collective: 54.90 us, pinned in tests/cli/CMakeLists.txt as
+# example.all_reduce_ring.cli_sweep), one-shot ld/st (G's examples/kernels/, 101.05 us), two-shot
+# ld/st (here), NVLS (G's examples/kernels/all_reduce_nvls.yaml at 4 MiB, here).
+mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 43.418571 us (43418571 ps)"
+  run examples/field/all_reduce_twoshot_ldst.yaml --topology hgx-h200-8)
+mgsim_cli_test(field.all_reduce_nvls_4mib 0 "total: 22.007574 us (22007574 ps)"
+  run examples/kernels/all_reduce_nvls.yaml --topology hgx-h200-8 -D SIZE=4MiB)
+# NVLS's bound: each CTA of 132 handles 4 MiB / 8 / 132 = 3971 B (integer division) of a slice;
+# each GPU's downlink from the switch receives the sum of its own slice and the multicast of the
+# 7 others': 8 x 132 x 3971 = 4193376 B at 18 x 25 GB/s = 450 GB/s (raw trunk) = 9.318614 us.
+mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
+  "bound: 9.318614 us (9318614 ps), bottleneck gpu0.nvlink.in (nvlink_in)"
+  run examples/kernels/all_reduce_nvls.yaml --topology hgx-h200-8 -D SIZE=4MiB)
+
+# Sequence parallel attention, S = 32768, 8 heads of 128: ring (KV blocks by copy engine,
+# overlapped) and Ulysses (all-to-all, attention, all-to-all).
+mgsim_cli_test(field.ring_attention 0 "total: 951.780936 us (951780936 ps)"
+  run examples/field/ring_attention.yaml --topology hgx-h200-8)
+mgsim_cli_test(field.ulysses_attention 0 "total: 1001.428434 us (1001428434 ps)"
+  run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
+
+# MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is
+# the TMA peer ingress: each rank receives 7 x 16 MiB in the dispatch and again in the combine,
+# 234881024 B at (0.949 x 0.8196 = 0.7778004) x 450 GB/s = 350.01018 GB/s = 671.068482 us.
+mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1419.077695 us (1419077695 ps)"
+  run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)
+mgsim_cli_test(field.moe_dispatch_combine.bound 0
+  "bound: 671.068482 us (671068482 ps), bottleneck gpu0.tma.peer.in (peer_in)"
+  run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)

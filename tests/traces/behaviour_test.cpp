@@ -1,0 +1,155 @@
+// Behaviour tests (issue 3): qualitative facts a GPU performance engineer expects, checked on the
+// presets (hgx-h200-8, h200) with every expected number derived in a comment from the preset's
+// figures. They pin mechanisms, not calibration: TMA vs ld/st windows, copy-engine latency,
+// NVLS vs ring bytes, and the ordering roofline <= overlapped <= sequential for AG+GEMM.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "models/hardware_loader.hpp"
+#include "topologies/fabric.hpp"
+#include "traces/fabric_interconnect.hpp"
+#include "traces/roofline.hpp"
+
+using namespace mgsim;
+using namespace mgsim::traces;
+
+namespace {
+
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+AttributedRun run_on_hgx(const Schedule& s, const Defines& d = {}) {
+  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
+  const DeviceModel device = device_model(models::load_hardware("h200"));
+  return run_with_roofline(s, param_values(s, d), topo, device);
+}
+
+AttributedRun run_text(const std::string& text, const Defines& d = {}) {
+  return run_on_hgx(load_schedule(sim::Node::load_string(text, "behaviour.yaml")), d);
+}
+
+AttributedRun run_example(const std::string& relative, const Defines& d = {}) {
+  return run_on_hgx(load_schedule_file(std::string(MGSIM_EXAMPLES_DIR) + "/" + relative), d);
+}
+
+// Bytes every GPU's NVLink trunk carried out of it (UnitKind::nvlink_out), all GPUs together.
+std::int64_t nvlink_out_bytes(const Roofline& r) {
+  std::int64_t sum = 0;
+  for (const UnitTerm& t : r.terms)
+    if (t.kind == UnitKind::nvlink_out) sum += t.amount;
+  return sum;
+}
+
+// Rank 0 stores BYTES to rank 1 from CTAS CTAs (BYTES / CTAS each) by `via`; the result is the
+// achieved rate in GB/s over the kernel (the launch cost excluded).
+double push_rate_gbps(const std::string& via, int ctas) {
+  const std::string text = R"(
+params: {BYTES: 256MiB, CTAS: 1}
+world: 2
+kernels:
+  push:
+    grid: CTAS
+    threads: 128
+    roles:
+      - name: main
+        ops:
+          - store: {bytes: BYTES / CTAS, peer: 1, via: )" + via + R"(}
+streams:
+  - name: main
+    if: rank == 0
+    ops:
+      - launch: push
+)";
+  const AttributedRun run = run_text(text, {{"CTAS", std::to_string(ctas)}});
+  // h200 launch.kernel = 4 us (models/presets/h200.yaml).
+  const double seconds = (run.result.end.picoseconds() - 4'000'000) * 1e-12;
+  return 256.0 * 1024 * 1024 / seconds / 1e9;
+}
+
+}  // namespace
+
+TEST_CASE("preset h200: TMA fills NVLink from one SM, ld/st needs about a dozen", "[behaviour]") {
+  // Peer rates (models::peer_bandwidth): port 18 x 25 GB/s = 450 GB/s x protocol 0.8196
+  //   TMA:   x 0.949    = 350.0 GB/s;      ld/st: x 0.929125 = 342.7 GB/s.
+  // Latency of a peer store: HBM 600 ns + route 2 x 250 ns = 1.1 us.
+  // Per-CTA window caps: TMA 8 messages x 227 KiB (232448 B) / 1.1 us = 1690 GB/s (> the port);
+  //   ld/st 32 KiB / 1.1 us = 29.8 GB/s, so ld/st needs 342.7 / 29.8 = 11.5 -> 12 CTAs.
+  // Fixed costs (1.1 us + 64 TMA issue cycles) are < 0.2 % of 256 MiB / 350 GB/s = 767 us.
+  const double tma1 = push_rate_gbps("tma", 1);
+  CHECK(tma1 > 0.99 * 350.0);
+  CHECK(tma1 <= 350.0);
+  // One ld/st CTA: 29.8 GB/s; four: 119 GB/s (still window-bound); sixteen: the port.
+  const double ldst1 = push_rate_gbps("ldst", 1);
+  CHECK(ldst1 == Approx(29.8).epsilon(0.01));
+  CHECK(push_rate_gbps("ldst", 4) == Approx(4 * 29.8).epsilon(0.01));
+  const double ldst16 = push_rate_gbps("ldst", 16);
+  CHECK(ldst16 > 0.99 * 342.7);
+  CHECK(ldst16 <= 342.7);
+  // "Several times more SMs": TMA at 1 CTA already gets more than ld/st at 8 (8 x 29.8 = 238).
+  CHECK(tma1 > push_rate_gbps("ldst", 8));
+}
+
+TEST_CASE("preset h200: a copy-engine transfer of a few KB is latency-bound", "[behaviour]") {
+  // 4 KiB from rank 0 to rank 1: setup 2 us + route 2 x 250 ns + ceil(4096 B at the peer copy
+  // rate 0.8196 x 450 GB/s = 368819999999 B/s) = 2'000'000 + 500'000 + 11106 = 2'511'106 ps.
+  const AttributedRun run = run_text(R"(
+world: 2
+streams:
+  - name: copy
+    if: rank == 0
+    ops:
+      - memcpy: {bytes: 4KiB, dst: 1}
+)");
+  const std::int64_t end = run.result.end.picoseconds();
+  CHECK(end == 2'511'106);
+  // The bandwidth term is 11106 / 2511106 = 0.44 % of the time: effective 1.6 GB/s.
+  const std::int64_t bandwidth_term = end - 2'500'000;
+  CHECK(bandwidth_term * 100 < end);
+  // The roofline ignores latency: the copy achieves under 1 % of its bound's rate.
+  CHECK(run.roofline.fraction() < 0.01);
+}
+
+TEST_CASE("preset h200: an NVLS all-reduce sends about half the NVLink bytes of a ring", "[behaviour]") {
+  // SIZE = 8 x 132 x 4096 B = 4325376 B, so that the NVLS kernel's CTAs (one per SM of 132) get
+  // whole shares. Ring: each GPU sends 2 x 7/8 x SIZE over its NVLink trunk, 14 x SIZE in all
+  // (60555264 B). NVLS (examples/kernels/all_reduce_nvls.yaml): for each slice (SIZE / 8) the 7
+  // other ranks send their copy up to the switch once (ld_reduce) and the owner sends the sum up
+  // once (multicast): 8 x SIZE / 8 = SIZE per slice, 8 x SIZE in all (34603008 B): 8 / 14 = 0.57.
+  const Defines size{{"SIZE", "4325376"}};
+  const AttributedRun ring = run_example("all_reduce_ring.yaml", size);
+  const AttributedRun nvls = run_example("kernels/all_reduce_nvls.yaml", size);
+  CHECK(nvlink_out_bytes(ring.roofline) == 14 * 4325376);
+  CHECK(nvlink_out_bytes(nvls.roofline) == 8 * 4325376);
+  // And it is faster: fewer bytes and one step instead of 2 x 7.
+  CHECK(nvls.result.end < ring.result.end);
+}
+
+TEST_CASE("preset h200: overlapped all-gather + GEMM is between its roofline and the sequential one", "[behaviour]") {
+  // Same problem (M = 16384 gathered rows, N = K = 4096) three ways. The sequential version runs
+  // the ring all-gather and then the GEMM; overlapping can only remove time, never add work.
+  const Defines size{{"M", "16384"}, {"N", "4096"}, {"K", "4096"}};
+  const AttributedRun sequential = run_example("field/ag_gemm_collective.yaml", size);
+  const AttributedRun copy_engine = run_example("kernels/ag_gemm_copy_engine.yaml", size);
+  const AttributedRun inter_sm = run_example("kernels/ag_gemm_inter_sm.yaml", size);
+  for (const AttributedRun* overlapped : {&copy_engine, &inter_sm}) {
+    CHECK(overlapped->result.blocked.empty());
+    CHECK(overlapped->roofline.bound.picoseconds() <= overlapped->result.end.picoseconds());
+    CHECK(overlapped->result.end < sequential.result.end);
+  }
+  // Each does the same GEMM: 2 x 16384 x 4096 x 4096 flops per rank on the tensor pipes, so
+  // their compute terms match exactly.
+  auto tensor_flops = [](const Roofline& r) {
+    std::int64_t sum = 0;
+    for (const UnitTerm& t : r.terms)
+      if (t.kind == UnitKind::tensor_pipe) sum += t.amount;
+    return sum;
+  };
+  const std::int64_t flops = std::int64_t{2} * 16384 * 4096 * 4096 * 8;
+  CHECK(tensor_flops(sequential.roofline) == flops);
+  CHECK(tensor_flops(copy_engine.roofline) == flops);
+  CHECK(tensor_flops(inter_sm.roofline) == flops);
+}
