@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "models/hardware_loader.hpp"
 #include "validate/fit.hpp"
 #include "validate/measurements.hpp"
 
@@ -211,6 +212,7 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
   // --- HBM: full-chip read and write rates, per-SM read rate -> latency.
   const MeasurementTable& hbm = c.table("hbm.csv");
   double hbm_latency = 0;
+  double hbm_read_rate = 0;  // B/s, what the kernel model's local loads and stores share
   {
     const std::size_t sms = hbm.column("sms", Unit::none);
     const std::size_t gbps = hbm.column("gbps_median", Unit::gbps);
@@ -228,6 +230,7 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
     for (const auto& [op, key] : {std::pair{"read", "bandwidth"}, std::pair{"write", "write_bandwidth"}}) {
       const Rows full = select(hbm, {{"op", op}, {"sms", "132"}});
       if (full.size() != 1) out_of_range(hbm, fmt::format("expected one {} row on 132 SMs", op));
+      if (std::string_view(op) == "read") hbm_read_rate = hbm.number(full[0], gbps) * 1e9;
       c.add("hbm", key, bw_value(hbm.number(full[0], gbps) * 1e9),
             fmt::format("measured: hbm.csv line {} ({} on all 132 SMs, median)", hbm.line_of(full[0]), op));
     }
@@ -271,6 +274,13 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
       c.add("tma", "messages_in_flight", fmt::format("{}", m),
             fmt::format("{} = {:.2f} messages of 32 KiB (the measuring kernel's size), rounded",
                         per_sm_fit, msgs));
+      // The kernel model sizes a TMA op's messages as min(bytes, max_message); the count above
+      // is of the measuring kernel's 32 KiB messages, so the message must be that size too.
+      c.add("tma", "max_message", fmt::format("{}B", static_cast<long long>(kTmaMessageBytes)),
+            "measured: the message (bulk-copy chunk) the measuring kernel issues, kTmaChunk in "
+            "validate/cuda/kernels.cuh; the kernel model pipelines messages_in_flight messages of "
+            "min(bytes, max_message), so in-flight bytes = messages_in_flight x this size, as "
+            "fitted");
     } else {
       const double in_flight = per_sm * round_trip;
       c.add("ldst", "bytes_in_flight_per_sm", fmt::format("{}B", std::llround(in_flight)),
@@ -309,25 +319,50 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
                       lines(launch, lr), lf.coefficients[1] * 1e3, lf.r2));
   }
 
-  // --- GEMM: sustained bf16 rate of large GEMMs (no model parameter takes it yet).
+  // --- GEMM: the sustained tensor clock. Large cuBLAS GEMMs run at the power cap (the SM
+  // clock read after them is 1425-1980 MHz, docs/MEASUREMENTS.md caveat 1), not at the
+  // datasheet's 1830 MHz tensor clock. Fitted in the kernel model's own terms (the GEMM
+  // schedule of validate/cases/gemm.yaml): persistent CTAs on all SMs, 128 x 256 output tiles,
+  // so the busiest SM computes ceil(tiles / SMs) tiles of 2 x 128 x 256 x k flops, then the
+  // epilogue writes C (m x n x 2 B) to HBM at hbm.bandwidth; t - epilogue = a + busiest-SM
+  // flops / r, and tensor_clock = r / flops_per_cycle_bf16 (the base preset's).
   const MeasurementTable& gemm = c.table("gemm.csv");
   {
+    const models::HardwareSpec base_hw = models::load_hardware(base);
     const std::size_t m = gemm.column("m", Unit::none), n = gemm.column("n", Unit::none),
                       k = gemm.column("k", Unit::none);
+    const std::size_t tcol = gemm.column("time_us_median", Unit::microseconds);
     const Rows big = select(gemm, {{"dtype", "bf16"}}, [&](std::size_t r) {
       return gemm.number(r, m) >= 4096 && gemm.number(r, n) >= 4096 && gemm.number(r, k) >= 4096;
     });
-    const FitResult gf = fit_line(gemm, big, gemm.column("flop", Unit::none),
-                                  gemm.column("time_us_median", Unit::microseconds), true, true,
-                                  "t = a + flop/R");
-    const double rate = 1e6 / gf.coefficients[1];
-    c.note(fmt::format("Sustained bf16 GEMM rate (not a parameter: the SM model has no achieved "
-                       "tensor efficiency): fit: gemm.csv lines {} (m, n, k >= 4096), least "
-                       "squares t = a + flop/R weighted 1/t, R = {:.1f} TFLOP/s, a = {:.2f} us, "
-                       "R^2={:.6f}; = {:.1f} % of the datasheet 989.4 TFLOP/s (power cap, "
-                       "docs/MEASUREMENTS.md caveat 1)",
-                       lines(gemm, big), rate * 1e-12, gf.coefficients[0], gf.r2,
-                       100 * rate / 989.4e12));
+    const double sms = base_hw.sm.count;
+    const auto rows_n = static_cast<Eigen::Index>(big.size());
+    Eigen::MatrixXd x(rows_n, 2);
+    Eigen::VectorXd y(rows_n), w(rows_n);
+    for (Eigen::Index i = 0; i < rows_n; ++i) {
+      const std::size_t r = big[static_cast<std::size_t>(i)];
+      const double tiles = std::ceil(gemm.number(r, m) / 128) * std::ceil(gemm.number(r, n) / 256);
+      x(i, 0) = 1.0;
+      x(i, 1) = std::ceil(tiles / sms) * 2.0 * 128 * 256 * gemm.number(r, k);
+      const double epilogue_us = gemm.number(r, m) * gemm.number(r, n) * 2 / hbm_read_rate * 1e6;
+      y(i) = gemm.number(r, tcol) - epilogue_us;
+      w(i) = 1.0 / gemm.number(r, tcol);
+    }
+    const FitResult gf = least_squares(x, y, w, "t = a + busiest-SM flops / r (gemm.csv)",
+                                       {gemm.file(), 0, 0});
+    const double per_sm = 1e6 / gf.coefficients[1];  // flop/s of one SM
+    const double clock = per_sm / static_cast<double>(base_hw.sm.flops_per_cycle_bf16);
+    if (clock <= 0 || clock > 2.5e9) out_of_range(gemm, fmt::format("tensor clock {} Hz", clock));
+    c.add("sm", "tensor_clock", fmt::format("{:.3f}MHz", clock * 1e-6),
+          fmt::format("fit: gemm.csv lines {} (bf16, m, n, k >= 4096), least squares t - m x n x "
+                      "2 B / hbm.bandwidth (the epilogue's C store) = a + F / r weighted 1/t with F = the busiest SM's flops (ceil(tiles / {:.0f}) x 2 x 128 "
+                      "x 256 x k, the 128 x 256 persistent tiling of validate/cases/gemm.yaml), "
+                      "r = {:.3f} TFLOP/s per SM, a = {:.2f} us, R^2={:.6f}; tensor_clock = r / {} "
+                      "flops per cycle: the sustained clock under the power cap (and cuBLAS's "
+                      "issue efficiency), {:.1f} % of the datasheet's",
+                      lines(gemm, big), sms, per_sm * 1e-12, gf.coefficients[0], gf.r2,
+                      base_hw.sm.flops_per_cycle_bf16,
+                      100 * clock / static_cast<double>(base_hw.sm.tensor_clock.hertz())));
   }
   return c.result();
 }

@@ -10,8 +10,8 @@
 // Contract: deterministic (same data, same text, byte for byte). A missing file or column, a fit
 // with too few points or a degenerate one, or a fitted value out of range (a negative setup, an
 // efficiency above 1) is a sim::ConfigError naming the file. Ignores: the measurements' spread
-// (medians are fitted), clocks under the power cap (GEMM's sustained rate is recorded as a
-// comment: the SM model has no achieved-efficiency parameter).
+// (medians are fitted). The power cap's lower clock under large GEMMs is fitted as the sustained
+// sm.tensor_clock (gemm.csv, in the terms of validate/cases/gemm.yaml's tiling).
 #pragma once
 
 #include <string>

@@ -34,6 +34,8 @@ struct Group {
 struct Family {
   sim::SourceLocation at;
   std::string data, category, schedule, measured, divide_by, status, why;
+  std::string stream;  // when set: the prediction is this stream's end on rank stream_rank
+  int stream_rank = 0;
   Pairs define;  // param -> column
   std::vector<Group> groups;
 };
@@ -65,6 +67,16 @@ Family read_family(const sim::Node& node) {
   if (auto s = r.optional("schedule")) f.schedule = s->as_string();
   f.measured = r.required("measured").as_string();
   if (auto d = r.optional("divide_by")) f.divide_by = d->as_string();
+  if (auto st = r.optional("stream")) {
+    sim::MapReader sr(*st, "stream");
+    f.stream = sr.required("name").as_string();
+    if (auto rk = sr.optional("rank")) {
+      const std::int64_t v = rk->as_int();
+      if (v < 0 || v > 1'000'000) rk->fail(fmt::format("rank {}: expected 0 .. 1000000", v));
+      f.stream_rank = static_cast<int>(v);
+    }
+    sr.finish();
+  }
   if (auto d = r.optional("define")) f.define = read_pairs(*d, "define");
   if (auto g = r.optional("groups")) {
     for (const sim::Node& item : g->items()) {
@@ -169,6 +181,18 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
         throw sim::ConfigError({table.file(), table.line_of(row), 1},
                                fmt::format("the schedule {} deadlocked for this row", match->schedule));
       double predicted = result.end.since_start().microseconds();
+      if (!f.stream.empty()) {
+        const traces::StreamResult* found = nullptr;
+        for (const traces::StreamResult& sr : result.streams)
+          if (sr.rank == f.stream_rank && sr.stream == f.stream) found = &sr;
+        if (!found)
+          throw sim::ConfigError({table.file(), table.line_of(row), 1},
+                                 fmt::format("the schedule {} has no stream '{}' on rank {} for "
+                                             "this row (the manifest's {} family, {}:{})",
+                                             match->schedule, f.stream, f.stream_rank, f.data,
+                                             f.at.file, f.at.line));
+        predicted = found->end.since_start().microseconds();
+      }
       if (divide) predicted /= table.number(row, *divide);
       out.cases.push_back({f.data, f.category, table.line_of(row), label,
                            table.number(row, measured), predicted});

@@ -9,6 +9,9 @@
 //       measured: us_per_copy_median   # a column in microseconds: the measured time
 //       divide_by: copies_per_rep      # optional count column: the time is per op of a loop
 //       define: {SIZE: bytes}          # schedule param <- column, for every row
+//       stream: {name: gemm, rank: 0}  # optional: predict the end of this stream (default: the
+//                                      # end of the whole schedule), e.g. one side of two
+//                                      # concurrent loops
 //       groups:                        # every row must match exactly one group
 //         - where: {direction: 0to1_push}   # text columns that select the rows
 //           set: {SRC: 0, DST: 1}           # constant params for them
@@ -20,8 +23,8 @@
 //
 // Contract: every key is checked (MapReader); a row matched by no group or by two is a
 // ConfigError naming the data file and line, so every measured row has a schedule. A case's
-// prediction is the simulated end of the whole schedule (the last stream to finish), divided by
-// `divide_by`. Deterministic. Ignores: the measurements' spread (medians are compared).
+// prediction is the simulated end of the whole schedule (the last stream to finish) or of the
+// named `stream`, divided by `divide_by`. Deterministic. Ignores: the measurements' spread (medians are compared).
 #pragma once
 
 #include <cstddef>

@@ -38,6 +38,25 @@ std::vector<CategoryStats> category_stats(const ValidationRun& run) {
   return out;
 }
 
+std::vector<CategoryStats> family_stats(const ValidationRun& run) {
+  std::vector<std::string> order;
+  for (const CaseResult& c : run.cases)
+    if (std::find(order.begin(), order.end(), c.family) == order.end()) order.push_back(c.family);
+  std::vector<CategoryStats> out;
+  for (const std::string& fam : order) {
+    std::vector<double> e;
+    std::string category;
+    for (const CaseResult& c : run.cases) {
+      if (c.family != fam) continue;
+      e.push_back(std::fabs(c.error()));
+      category = c.category;
+    }
+    out.push_back({fmt::format("{} ({})", fam, category), e.size(), median_of(e), p90_of(e),
+                   *std::max_element(e.begin(), e.end())});
+  }
+  return out;
+}
+
 std::string format_table(const ValidationRun& run, const std::vector<CategoryStats>& stats) {
   std::string out = fmt::format("{:<16} {:>5}  {:<40} {:>12} {:>12} {:>8}\n", "file", "line",
                                 "case", "measured us", "predicted us", "error");
@@ -47,6 +66,10 @@ std::string format_table(const ValidationRun& run, const std::vector<CategorySta
   out += "\n";
   for (const CategoryStats& s : stats)
     out += fmt::format("{:<10} {:>4} cases  |error| median {:>6.1f}%  p90 {:>6.1f}%  worst {:>6.1f}%\n",
+                       s.category, s.cases, 100 * s.median, 100 * s.p90, 100 * s.worst);
+  out += "\nper family:\n";
+  for (const CategoryStats& s : family_stats(run))
+    out += fmt::format("  {:<28} {:>4} cases  |error| median {:>6.1f}%  p90 {:>6.1f}%  worst {:>6.1f}%\n",
                        s.category, s.cases, 100 * s.median, 100 * s.p90, 100 * s.worst);
   if (!run.pending.empty()) out += "\nnot yet predictable:\n";
   for (const PendingFamily& p : run.pending)
@@ -63,7 +86,14 @@ std::string format_markdown(const ValidationRun& run, const std::vector<Category
   for (const CategoryStats& s : stats)
     out += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:.1f} % |\n", s.category, s.cases,
                        100 * s.median, 100 * s.p90, 100 * s.worst);
-  out += "\nFamilies not yet predictable:\n\n| file | category | rows | status | why |\n|---|---|---|---|---|\n";
+  out += "\nPer family:\n\n| file (category) | cases | median abs error | p90 | worst |\n"
+         "|---|---|---|---|---|\n";
+  for (const CategoryStats& s : family_stats(run))
+    out += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:.1f} % |\n", s.category, s.cases,
+                       100 * s.median, 100 * s.p90, 100 * s.worst);
+  if (!run.pending.empty())
+    out += "\nFamilies not yet predictable:\n\n| file | category | rows | status | why |\n"
+           "|---|---|---|---|---|\n";
   for (const PendingFamily& p : run.pending)
     out += fmt::format("| {} | {} | {} | {} | {} |\n", p.family, p.category, p.rows, p.status, p.why);
   out += "\nEvery case (error = predicted / measured - 1):\n\n| file | line | case | measured (us) "

@@ -24,6 +24,9 @@ struct CategoryStats {
 
 // One entry per category, in the order categories first appear in `run.cases`.
 std::vector<CategoryStats> category_stats(const ValidationRun& run);
+// One entry per data file (`category` holds "file (category)"), in manifest order: where the
+// error of a category comes from.
+std::vector<CategoryStats> family_stats(const ValidationRun& run);
 
 // Median and nearest-rank p90 of `values` (fractions). REQUIRES: !values.empty().
 double median_of(std::vector<double> values);

@@ -31,6 +31,25 @@ TEST_CASE("category statistics use |predicted / measured - 1|") {
   CHECK(s[1].median == Approx(0.5));
 }
 
+TEST_CASE("family statistics split the cases by data file") {
+  ValidationRun run;
+  // a.csv: |e| = 0.10, 0.30 (median of two = their mean 0.20); b.csv: |e| = 0.50; c.csv shares
+  // a's category but not its statistics: |e| = 0.01.
+  run.cases = {{"a.csv", "primitive", 1, "x", 100, 110},
+               {"b.csv", "held-out", 2, "w", 10, 5},
+               {"a.csv", "primitive", 3, "y", 100, 70},
+               {"c.csv", "primitive", 4, "z", 100, 101}};
+  const auto s = family_stats(run);
+  REQUIRE(s.size() == 3);
+  CHECK(s[0].category == "a.csv (primitive)");
+  CHECK(s[0].cases == 2);
+  CHECK(s[0].median == Approx(0.20));
+  CHECK(s[0].p90 == Approx(0.30));  // ceil(1.8) = 2nd
+  CHECK(s[1].category == "b.csv (held-out)");
+  CHECK(s[1].worst == Approx(0.5));
+  CHECK(s[2].median == Approx(0.01));
+}
+
 TEST_CASE("the baseline check fails on growth past the tolerance only") {
   const std::vector<CategoryStats> recorded{{"held-out", 4, 0.10, 0.20, 0.30}};
   CHECK(check_baseline({{"held-out", 4, 0.10, 0.20, 0.30}}, recorded, 1e-9).empty());

@@ -1,0 +1,60 @@
+// The manifest's `stream:` key: a case can predict one stream's end instead of the whole
+// schedule's (interference.csv times the GEMM loop beside a longer-running transfer loop).
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "sim/config.hpp"
+#include "validate/cases.hpp"
+
+namespace {
+
+const std::string kSource = MGSIM_SOURCE_DIR;
+
+void write(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+// A folder with a two-stream schedule (`short` delays 3 us, `long` 10 us on rank 0), one data
+// row measured at 2 us, and a manifest whose family has `family_extra` appended.
+std::filesystem::path make_case(const std::string& name, const std::string& family_extra) {
+  const auto dir = std::filesystem::temp_directory_path() / ("mgsim_cases_test_" + name);
+  std::filesystem::create_directories(dir);
+  write(dir / "two.yaml",
+        "streams:\n"
+        "  - name: short\n    if: rank == 0\n    ops:\n      - delay: 3us\n"
+        "  - name: long\n    if: rank == 0\n    ops:\n      - delay: 10us\n");
+  write(dir / "d.csv", "# gpu0_name: test\n# date_utc: 2026-11-29\n# command: x\nop,time_us_median\nx,2\n");
+  write(dir / "manifest.yaml",
+        "topology: " + kSource + "/validate/cases/h200x2.yaml\n"
+        "families:\n  - data: d.csv\n    category: primitive\n    schedule: two.yaml\n"
+        "    measured: time_us_median\n" + family_extra);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("a case predicts the end of the named stream, or of the whole schedule") {
+  // Whole schedule: the later stream ends at 10 us; `short` alone ends at 3 us.
+  const auto whole = make_case("whole", "");
+  auto run = mgsim::validate::run_validation((whole / "manifest.yaml").string(), whole.string(),
+                                             "h200.calibrated");
+  REQUIRE(run.cases.size() == 1);
+  CHECK(run.cases[0].predicted_us == Approx(10.0));
+
+  const auto named = make_case("named", "    stream: {name: short, rank: 0}\n");
+  run = mgsim::validate::run_validation((named / "manifest.yaml").string(), named.string(),
+                                        "h200.calibrated");
+  REQUIRE(run.cases.size() == 1);
+  CHECK(run.cases[0].predicted_us == Approx(3.0));
+  CHECK(run.cases[0].error() == Approx(0.5));  // 3 / 2 - 1
+}
+
+TEST_CASE("a stream the schedule does not run is an error naming the data row") {
+  const auto dir = make_case("missing", "    stream: {name: shrot}\n");
+  CHECK_THROWS_WITH(mgsim::validate::run_validation((dir / "manifest.yaml").string(),
+                                                    dir.string(), "h200.calibrated"),
+                    Catch::Contains("d.csv:5") && Catch::Contains("no stream 'shrot' on rank 0"));
+}
