@@ -57,7 +57,8 @@ kernels:
     roles:
       - name: main
         ops:
-          - store: {bytes: BYTES / CTAS, peer: 1, via: )" + via + R"(}
+          - store: {bytes: BYTES / CTAS, peer: 1, via: )" +
+                           via + R"(}
 streams:
   - name: main
     if: rank == 0
@@ -113,7 +114,8 @@ streams:
   CHECK(run.roofline.fraction() < 0.01);
 }
 
-TEST_CASE("preset h200: an NVLS all-reduce sends about half the NVLink bytes of a ring", "[behaviour]") {
+TEST_CASE("preset h200: an NVLS all-reduce sends about half the NVLink bytes of a ring",
+          "[behaviour]") {
   // SIZE = 8 x 132 x 4096 B = 4325376 B, so that the NVLS kernel's CTAs (one per SM of 132) get
   // whole shares. Ring: each GPU sends 2 x 7/8 x SIZE over its NVLink trunk, 14 x SIZE in all
   // (60555264 B). NVLS (examples/kernels/all_reduce_nvls.yaml): for each slice (SIZE / 8) the 7
@@ -128,7 +130,9 @@ TEST_CASE("preset h200: an NVLS all-reduce sends about half the NVLink bytes of 
   CHECK(nvls.result.end < ring.result.end);
 }
 
-TEST_CASE("preset h200: overlapped all-gather + GEMM is between its roofline and the sequential one", "[behaviour]") {
+TEST_CASE(
+    "preset h200: overlapped all-gather + GEMM is between its roofline and the sequential one",
+    "[behaviour]") {
   // Same problem (M = 16384 gathered rows, N = K = 4096) three ways. The sequential version runs
   // the ring all-gather and then the GEMM; overlapping can only remove time, never add work.
   const Defines size{{"M", "16384"}, {"N", "4096"}, {"K", "4096"}};
