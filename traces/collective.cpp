@@ -18,6 +18,10 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers, Collecti
       bytes_(bytes),
       chunk_(chunk),
       on_rank_done_(std::move(on_rank_done)) {
+  if (const auto& hw = transfers_.device().hardware) {
+    launch_ = hw->launch.kernel;
+    sm_transport_ = true;
+  }
   MGSIM_CHECK(n_ >= 2 && bytes_ > 0 && chunk_ > 0, "collective of {} ranks, {} bytes, chunk {}",
               n_, bytes_, chunk_);
   switch (kind_) {
@@ -73,10 +77,18 @@ int CollectiveRun::waits_on(int r, std::int64_t idx) const {
 }
 
 void CollectiveRun::join(int r) {
+  begin_ = std::min(begin_, engine_.now());
+  if (launch_ > sim::Duration::zero()) {
+    engine_.schedule_in(launch_, [this, r] { start(r); });
+  } else {
+    start(r);
+  }
+}
+
+void CollectiveRun::start(int r) {
   Rank& rank = ranks_[static_cast<std::size_t>(r)];
   MGSIM_CHECK(!rank.joined, "rank {} joined a collective twice", r);
   rank.joined = true;
-  begin_ = std::min(begin_, engine_.now());
   ++joined_;
   // Senders to r may have been waiting for it to post its buffers.
   if (kind_ == CollectiveKind::all_to_all) {
@@ -101,8 +113,13 @@ void CollectiveRun::issue(int r) {
     if (waits_on(r, idx) != 0) return;
     ++rank.cursor;
     const int dst = send_peer(r, idx);
-    transfers_.copy(r, r, dst, sim::Bytes(bytes), static_cast<std::uint64_t>(idx / steps_),
-                    to_string(kind_), [this, r, idx, dst] { send_done(r, idx, dst); });
+    const auto hint = static_cast<std::uint64_t>(idx / steps_);
+    auto done = [this, r, idx, dst] { send_done(r, idx, dst); };
+    if (sm_transport_) {
+      transfers_.sm_copy(r, dst, sim::Bytes(bytes), hint, std::move(done));
+    } else {
+      transfers_.copy(r, r, dst, sim::Bytes(bytes), hint, to_string(kind_), std::move(done));
+    }
   }
 }
 

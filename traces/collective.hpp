@@ -1,4 +1,10 @@
-// One collective operation across all ranks of a world, expanded into copy-engine peer copies.
+// One collective operation across all ranks of a world, expanded into peer copies.
+//
+// Transport, as NCCL runs a collective: with the GPU model (DeviceModel::hardware set), each
+// rank's part is a kernel: it starts launch.kernel after the rank reaches the collective, and
+// moves its sends with SMs (Transfers::sm_copy: the ld/st path's saturated peer rate, the route's
+// latency, no copy-engine setup, no engine queue). Without the GPU model (unit tests of the
+// algorithm), sends are copy-engine copies starting at once.
 //
 // Ring (all_reduce, all_gather, reduce_scatter), as NCCL's ring algorithm moves data:
 //   - the buffer of `bytes` is split into n segments (bytes / n, the first bytes % n segments one
@@ -11,11 +17,13 @@
 //     order; the copy engines bound how many are in flight.
 // all_to_all: rank r sends bytes/n to every other rank (peers r+1, r+2, ... in that order,
 // chunk-major), with no dependency between sends.
-// Every send also waits until its receiver has reached the collective (posted its buffers).
+// Every send also waits until its receiver's part has started (its kernel posted the buffers).
 // A rank's part is done when its sends are done and everything addressed to it has arrived.
 //
-// Ignores: reduction arithmetic (copy engines cannot reduce; the time of the adds is taken as
-// hidden behind the copies), NCCL's protocols (LL/LL128/Simple), channels and proxy threads.
+// Ignores: reduction arithmetic and the HBM traffic of the local copies and adds (hidden behind
+// the NVLink transfers of the same pipelined pass), NCCL's protocols (LL/LL128/Simple) and their
+// per-slot flag handshakes, channels (their SMs are taken as enough to saturate the ld/st path)
+// and proxy threads, and the host side of a call beyond the one kernel launch per rank.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +44,7 @@ class CollectiveRun {
   CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveKind kind, int ranks,
                 std::int64_t bytes, std::int64_t chunk, std::function<void(int)> on_rank_done);
 
-  // Rank `rank` reached the collective now.
+  // Rank `rank` reached the collective now (its part starts after the kernel launch, if any).
   void join(int rank);
   // Who `rank` is waiting on, for deadlock reports ("" when not blocked).
   std::string blocked_reason(int rank) const;
@@ -63,6 +71,7 @@ class CollectiveRun {
   int send_peer(int r, std::int64_t idx) const;
   // 0 when send idx of rank r may start; otherwise the rank it waits for, plus one.
   int waits_on(int r, std::int64_t idx) const;
+  void start(int r);  // the rank's part begins: its kernel runs
   void issue(int r);
   void send_done(int r, std::int64_t idx, int dst);
   void check_done(int r);
@@ -77,6 +86,8 @@ class CollectiveRun {
   std::int64_t chunks_;           // chunks of the largest segment
   std::int64_t order_size_;       // chunks_ * steps_
   std::function<void(int)> on_rank_done_;
+  sim::Duration launch_;     // per rank, before its part starts (zero without the GPU model)
+  bool sm_transport_ = false;  // sends by SMs (Transfers::sm_copy) instead of copy engines
   std::vector<Rank> ranks_;
   std::int64_t total_sends_ = 0;
   int joined_ = 0;

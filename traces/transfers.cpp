@@ -92,6 +92,23 @@ void Transfers::start(int owner, int engine_index, Request req) {
   });
 }
 
+void Transfers::sm_copy(int src, int dst, sim::Bytes bytes, std::uint64_t hint,
+                        std::function<void()> done) {
+  MGSIM_CHECK(device_.hardware != nullptr, "an SM-driven copy needs the GPU model");
+  MGSIM_CHECK(bytes.count() > 0 && src != dst, "SM copy of {} bytes from {} to {}", bytes.count(),
+              src, dst);
+  const PeerRoute route = fabric_.route(src, dst, hint);
+  const sim::Bandwidth cap = models::peer_bandwidth(*device_.hardware, models::PeerPath::ldst);
+  engine_.schedule_in(route.latency, [this, src, dst, bytes, route, cap,
+                                      done = std::move(done)]() mutable {
+    path_.clear();
+    path_.insert(path_.end(), route.resources.begin(), route.resources.end());
+    if (const auto& out = gpus_[static_cast<std::size_t>(src)].peer_out) path_.push_back(*out);
+    if (const auto& in = gpus_[static_cast<std::size_t>(dst)].peer_in) path_.push_back(*in);
+    net_.start_flow(path_, bytes, cap, std::move(done));
+  });
+}
+
 void Transfers::release(int owner, int engine_index) {
   Gpu& gpu = gpus_[static_cast<std::size_t>(owner)];
   gpu.busy[static_cast<std::size_t>(engine_index)] = false;

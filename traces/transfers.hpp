@@ -15,6 +15,10 @@
 //   - A local copy (src == dst) reads and writes the same HBM: two flows of `bytes` each, a write
 //     flow over [engine, hbm] and a read flow over [hbm] capped at the engine's bandwidth; it is
 //     done when both are.
+// SM-driven peer copies (sm_copy, what NCCL's kernels do for the collective macros): no engine, no
+// engine setup; after the route's latency one flow over [route resources, the source's peer out,
+// the destination's peer in] capped at models::peer_bandwidth(spec, ldst), the ld/st path's
+// saturated peer rate (enough SMs to saturate it: NCCL runs one CTA per channel, 24 here).
 // Ignores: HBM traffic of peer copies (NVLink injection is at most ~1/5 of HBM bandwidth on the
 // H100/H200/B200 parts, so HBM is not the bottleneck of a host-level peer copy), host API costs
 // beyond the setup, splitting one copy across engines.
@@ -83,7 +87,12 @@ class Transfers {
   void copy(int owner, int src, int dst, sim::Bytes bytes, std::uint64_t hint,
             std::string_view label, std::function<void()> done);
 
+  // Copies `bytes` from GPU `src` to GPU `dst` with SMs (ld/st), as above; `done` runs when the
+  // last byte has landed. REQUIRES: device().hardware is set, bytes > 0, src != dst.
+  void sm_copy(int src, int dst, sim::Bytes bytes, std::uint64_t hint, std::function<void()> done);
+
   sim::ResourceId hbm(int gpu) const { return gpus_[static_cast<std::size_t>(gpu)].hbm; }
+  const DeviceModel& device() const { return device_; }
 
  private:
   struct Request {
