@@ -22,13 +22,17 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers, Collecti
     launch_ = hw->launch.kernel;
     sm_transport_ = true;
   }
-  MGSIM_CHECK(n_ >= 2 && bytes_ > 0 && chunk_ > 0, "collective of {} ranks, {} bytes, chunk {}",
-              n_, bytes_, chunk_);
+  MGSIM_CHECK(n_ >= 2 && bytes_ > 0 && chunk_ > 0, "collective of {} ranks, {} bytes, chunk {}", n_,
+              bytes_, chunk_);
   switch (kind_) {
-    case CollectiveKind::all_reduce: steps_ = 2 * (n_ - 1); break;
+    case CollectiveKind::all_reduce:
+      steps_ = 2 * (n_ - 1);
+      break;
     case CollectiveKind::all_gather:
     case CollectiveKind::reduce_scatter:
-    case CollectiveKind::all_to_all: steps_ = n_ - 1; break;
+    case CollectiveKind::all_to_all:
+      steps_ = n_ - 1;
+      break;
   }
   const std::int64_t largest = segment_bytes(0);
   chunks_ = (largest + chunk_ - 1) / chunk_;

@@ -82,11 +82,11 @@ class CollectiveRun {
   int n_;
   std::int64_t bytes_;
   std::int64_t chunk_;
-  int steps_;                     // ring: steps; all_to_all: n-1 peers
-  std::int64_t chunks_;           // chunks of the largest segment
-  std::int64_t order_size_;       // chunks_ * steps_
+  int steps_;                // ring: steps; all_to_all: n-1 peers
+  std::int64_t chunks_;      // chunks of the largest segment
+  std::int64_t order_size_;  // chunks_ * steps_
   std::function<void(int)> on_rank_done_;
-  sim::Duration launch_;     // per rank, before its part starts (zero without the GPU model)
+  sim::Duration launch_;       // per rank, before its part starts (zero without the GPU model)
   bool sm_transport_ = false;  // sends by SMs (Transfers::sm_copy) instead of copy engines
   std::vector<Rank> ranks_;
   std::int64_t total_sends_ = 0;

@@ -28,7 +28,8 @@ Transfers::Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& 
       for (const sim::ResourceId ce : gpu.engines)
         catalog->add(ce, UnitKind::copy_engine, g, gpu_group(g, "copy_engine"));
       catalog->add(gpu.hbm, UnitKind::hbm, g, gpu_group(g, "hbm"));
-      if (gpu.peer_out) catalog->add(*gpu.peer_out, UnitKind::peer_out, g, gpu_group(g, "peer.out"));
+      if (gpu.peer_out)
+        catalog->add(*gpu.peer_out, UnitKind::peer_out, g, gpu_group(g, "peer.out"));
       if (gpu.peer_in) catalog->add(*gpu.peer_in, UnitKind::peer_in, g, gpu_group(g, "peer.in"));
     }
   }
@@ -99,14 +100,16 @@ void Transfers::sm_copy(int src, int dst, sim::Bytes bytes, std::uint64_t hint,
               src, dst);
   const PeerRoute route = fabric_.route(src, dst, hint);
   const sim::Bandwidth cap = models::peer_bandwidth(*device_.hardware, models::PeerPath::ldst);
-  engine_.schedule_in(route.latency, [this, src, dst, bytes, route, cap,
-                                      done = std::move(done)]() mutable {
-    path_.clear();
-    path_.insert(path_.end(), route.resources.begin(), route.resources.end());
-    if (const auto& out = gpus_[static_cast<std::size_t>(src)].peer_out) path_.push_back(*out);
-    if (const auto& in = gpus_[static_cast<std::size_t>(dst)].peer_in) path_.push_back(*in);
-    net_.start_flow(path_, bytes, cap, std::move(done));
-  });
+  engine_.schedule_in(route.latency,
+                      [this, src, dst, bytes, route, cap, done = std::move(done)]() mutable {
+                        path_.clear();
+                        path_.insert(path_.end(), route.resources.begin(), route.resources.end());
+                        if (const auto& out = gpus_[static_cast<std::size_t>(src)].peer_out)
+                          path_.push_back(*out);
+                        if (const auto& in = gpus_[static_cast<std::size_t>(dst)].peer_in)
+                          path_.push_back(*in);
+                        net_.start_flow(path_, bytes, cap, std::move(done));
+                      });
 }
 
 void Transfers::release(int owner, int engine_index) {

@@ -104,7 +104,8 @@ ConstantFit fit_constant(const MeasurementTable& t, const Rows& rows, std::size_
 
 class Calibrator {
  public:
-  Calibrator(std::string dir, std::string command) : dir_(std::move(dir)), command_(std::move(command)) {}
+  Calibrator(std::string dir, std::string command)
+      : dir_(std::move(dir)), command_(std::move(command)) {}
 
   const MeasurementTable& table(const std::string& name) {
     auto it = tables_.find(name);
@@ -171,31 +172,36 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
   const MeasurementTable& flag = c.table("flag.csv");
   const Rows fr = select(flag, {{"location", "write_remote_poll_local"}, {"sync", "volatile"}});
   if (fr.size() != 1) out_of_range(flag, "expected one write_remote_poll_local/volatile row");
-  const double latency = flag.number(fr[0], flag.column("one_way_us_median", Unit::microseconds)) * 1e-6;
-  c.add("nvlink", "latency", ps_value(latency),
-        fmt::format("measured: flag.csv line {}, one-way volatile flag (remote store, local poll) = "
-                    "round trip / 2",
-                    flag.line_of(fr[0])));
+  const double latency =
+      flag.number(fr[0], flag.column("one_way_us_median", Unit::microseconds)) * 1e-6;
+  c.add(
+      "nvlink", "latency", ps_value(latency),
+      fmt::format("measured: flag.csv line {}, one-way volatile flag (remote store, local poll) = "
+                  "round trip / 2",
+                  flag.line_of(fr[0])));
 
   // --- Copy engine: one push, events around it: t = a + bytes / b.
   const MeasurementTable& ce = c.table("peer_ce.csv");
   const Rows cr = select(ce, {{"direction", "0to1_push"}, {"mode", "single"}, {"streams", "1"}});
-  const FitResult cf = fit_line(ce, cr, ce.column("bytes", Unit::bytes),
-                                ce.column("us_per_copy_median", Unit::microseconds), true, true,
-                                "t = a + bytes/b");
+  const FitResult cf =
+      fit_line(ce, cr, ce.column("bytes", Unit::bytes),
+               ce.column("us_per_copy_median", Unit::microseconds), true, true, "t = a + bytes/b");
   const double a = cf.coefficients[0] * 1e-6;
   const double b = 1e6 / cf.coefficients[1];
   const double setup = a - latency;
   if (cf.coefficients[1] <= 0 || setup < 0)
-    out_of_range(ce, fmt::format("copy-engine fit gives a = {} s, 1/b = {}", a, cf.coefficients[1]));
+    out_of_range(ce,
+                 fmt::format("copy-engine fit gives a = {} s, 1/b = {}", a, cf.coefficients[1]));
   const std::string ce_fit = fmt::format(
       "fit: peer_ce.csv lines {} (0to1_push, single, 1 stream), least squares t = a + bytes/b "
       "weighted 1/t, a = {:.3f} us, b = {:.3f} GB/s, R^2={:.6f}",
       lines(ce, cr), a * 1e6, b * 1e-9, cf.r2);
   c.add("copy_engine", "setup", ps_value(setup),
         fmt::format("{}; setup = a - nvlink.latency (the route's latency)", ce_fit));
-  c.add("copy_engine", "bandwidth", bw_value(b), ce_fit + "; one engine reaches the port rate "
-        "(splitting over streams never helps, docs/MEASUREMENTS.md)");
+  c.add("copy_engine", "bandwidth", bw_value(b),
+        ce_fit +
+            "; one engine reaches the port rate "
+            "(splitting over streams never helps, docs/MEASUREMENTS.md)");
 
   int links = 0;
   const double link_rate = nvlink_link_rate(data_dir, links);
@@ -217,7 +223,8 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
     const std::size_t sms = hbm.column("sms", Unit::none);
     const std::size_t gbps = hbm.column("gbps_median", Unit::gbps);
     const std::size_t threads = hbm.column("threads_per_cta", Unit::none);
-    const Rows read_few = select(hbm, {{"op", "read"}}, [&](std::size_t r) { return hbm.number(r, sms) <= 16; });
+    const Rows read_few =
+        select(hbm, {{"op", "read"}}, [&](std::size_t r) { return hbm.number(r, sms) <= 16; });
     const FitResult hf = fit_line(hbm, read_few, sms, gbps, false, false, "gbps = r x sms");
     const double per_sm = hf.coefficients[0] * 1e9;
     const double in_flight = hbm.number(read_few.front(), threads) * kHbmBytesInFlightPerThread;
@@ -227,12 +234,14 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
                       "{:.3f} GB/s per SM, R^2={:.6f}; latency = bytes in flight per SM ({:.0f} B: "
                       "1024 threads x 4 x 16 B) / r",
                       lines(hbm, read_few), per_sm * 1e-9, hf.r2, in_flight));
-    for (const auto& [op, key] : {std::pair{"read", "bandwidth"}, std::pair{"write", "write_bandwidth"}}) {
+    for (const auto& [op, key] :
+         {std::pair{"read", "bandwidth"}, std::pair{"write", "write_bandwidth"}}) {
       const Rows full = select(hbm, {{"op", op}, {"sms", "132"}});
       if (full.size() != 1) out_of_range(hbm, fmt::format("expected one {} row on 132 SMs", op));
       if (std::string_view(op) == "read") hbm_read_rate = hbm.number(full[0], gbps) * 1e9;
       c.add("hbm", key, bw_value(hbm.number(full[0], gbps) * 1e9),
-            fmt::format("measured: hbm.csv line {} ({} on all 132 SMs, median)", hbm.line_of(full[0]), op));
+            fmt::format("measured: hbm.csv line {} ({} on all 132 SMs, median)",
+                        hbm.line_of(full[0]), op));
     }
   }
 
@@ -250,23 +259,28 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
     auto one_way = [&](std::size_t r) {
       return t.number(r, bytes) == kGiB && (t.text(r, dir) == "put" || t.text(r, dir) == "get");
     };
-    const Rows few = select(t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) <= 4; });
+    const Rows few =
+        select(t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) <= 4; });
     const FitResult pf = fit_line(t, few, sms, gbps, false, false, "gbps = r x sms");
     const double per_sm = pf.coefficients[0] * 1e9;
-    const Rows many = select(t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) >= 16; });
+    const Rows many =
+        select(t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) >= 16; });
     const ConstantFit sf = fit_constant(t, many, gbps, "saturated gbps = s");
     const double eff = sf.coefficients[0] * 1e9 / b;
     const bool tma = name == "peer_tma.csv";
     const std::string section = tma ? "tma" : "ldst";
-    if (eff <= 0 || eff > 1) out_of_range(t, fmt::format("{} efficiency {} outside (0, 1]", section, eff));
+    if (eff <= 0 || eff > 1)
+      out_of_range(t, fmt::format("{} efficiency {} outside (0, 1]", section, eff));
     c.add(section, "nvlink_efficiency", fmt::format("{:.6f}", eff),
-          fmt::format("fit: {} lines {} (1 GiB put/get, 16-132 SMs), least squares of the "
-                      "saturated rate s (a constant) = {:.3f} GB/s, efficiency = s / copy_engine.bandwidth "
-                      "{:.3f} GB/s",
-                      name, lines(t, many), sf.coefficients[0], b * 1e-9));
+          fmt::format(
+              "fit: {} lines {} (1 GiB put/get, 16-132 SMs), least squares of the "
+              "saturated rate s (a constant) = {:.3f} GB/s, efficiency = s / copy_engine.bandwidth "
+              "{:.3f} GB/s",
+              name, lines(t, many), sf.coefficients[0], b * 1e-9));
     const std::string per_sm_fit = fmt::format(
         "fit: {} lines {} (1 GiB put/get, 1-4 SMs), least squares gbps = r x sms, r = {:.3f} "
-        "GB/s per SM, R^2={:.6f}; in flight = r x L, L = hbm.latency + nvlink.latency = {:.1f} ns (the kernel model's peer latency)",
+        "GB/s per SM, R^2={:.6f}; in flight = r x L, L = hbm.latency + nvlink.latency = {:.1f} ns "
+        "(the kernel model's peer latency)",
         name, lines(t, few), per_sm * 1e-9, pf.r2, round_trip * 1e9);
     if (tma) {
       const double msgs = per_sm * round_trip / kTmaMessageBytes;
@@ -292,7 +306,8 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
   const MeasurementTable& l2 = c.table("l2.csv");
   {
     const std::size_t ws = l2.column("working_set_bytes", Unit::bytes);
-    const Rows in_l2 = select(l2, {}, [&](std::size_t r) { return l2.number(r, ws) <= 32.0 * 1048576; });
+    const Rows in_l2 =
+        select(l2, {}, [&](std::size_t r) { return l2.number(r, ws) <= 32.0 * 1048576; });
     const std::size_t gbps = l2.column("gbps_median", Unit::gbps);
     const ConstantFit lf = fit_constant(l2, in_l2, gbps, "saturated gbps = B");
     c.add("l2", "bandwidth", bw_value(lf.coefficients[0] * 1e9),
@@ -312,11 +327,12 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
     const FitResult lf = fit_line(launch, lr, launch.column("grid_ctas", Unit::none),
                                   launch.column("us_per_launch_median", Unit::microseconds), true,
                                   true, "t = a + ctas x d");
-    c.add("launch", "kernel", ps_value(lf.coefficients[0] * 1e-6),
-          fmt::format("fit: launch.csv lines {} (empty kernel, stream back to back), least squares "
-                      "t = a + ctas x d weighted 1/t, a = launch, d = {:.3f} ns per CTA, R^2={:.6f} "
-                      "(host-bound: the host's enqueue rate, docs/MEASUREMENTS.md caveat 2)",
-                      lines(launch, lr), lf.coefficients[1] * 1e3, lf.r2));
+    c.add(
+        "launch", "kernel", ps_value(lf.coefficients[0] * 1e-6),
+        fmt::format("fit: launch.csv lines {} (empty kernel, stream back to back), least squares "
+                    "t = a + ctas x d weighted 1/t, a = launch, d = {:.3f} ns per CTA, R^2={:.6f} "
+                    "(host-bound: the host's enqueue rate, docs/MEASUREMENTS.md caveat 2)",
+                    lines(launch, lr), lf.coefficients[1] * 1e3, lf.r2));
   }
 
   // --- GEMM: the sustained tensor clock. Large cuBLAS GEMMs run at the power cap (the SM
@@ -348,14 +364,15 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
       y(i) = gemm.number(r, tcol) - epilogue_us;
       w(i) = 1.0 / gemm.number(r, tcol);
     }
-    const FitResult gf = least_squares(x, y, w, "t = a + busiest-SM flops / r (gemm.csv)",
-                                       {gemm.file(), 0, 0});
+    const FitResult gf =
+        least_squares(x, y, w, "t = a + busiest-SM flops / r (gemm.csv)", {gemm.file(), 0, 0});
     const double per_sm = 1e6 / gf.coefficients[1];  // flop/s of one SM
     const double clock = per_sm / static_cast<double>(base_hw.sm.flops_per_cycle_bf16);
     if (clock <= 0 || clock > 2.5e9) out_of_range(gemm, fmt::format("tensor clock {} Hz", clock));
     c.add("sm", "tensor_clock", fmt::format("{:.3f}MHz", clock * 1e-6),
           fmt::format("fit: gemm.csv lines {} (bf16, m, n, k >= 4096), least squares t - m x n x "
-                      "2 B / hbm.bandwidth (the epilogue's C store) = a + F / r weighted 1/t with F = the busiest SM's flops (ceil(tiles / {:.0f}) x 2 x 128 "
+                      "2 B / hbm.bandwidth (the epilogue's C store) = a + F / r weighted 1/t with "
+                      "F = the busiest SM's flops (ceil(tiles / {:.0f}) x 2 x 128 "
                       "x 256 x k, the 128 x 256 persistent tiling of validate/cases/gemm.yaml), "
                       "r = {:.3f} TFLOP/s per SM, a = {:.2f} us, R^2={:.6f}; tensor_clock = r / {} "
                       "flops per cycle: the sustained clock under the power cap (and cuBLAS's "
@@ -372,9 +389,10 @@ std::string to_yaml(const Calibration& c) {
       "# Generated by `mgsim calibrate` from the primitive measurements (docs/VALIDATION.md);\n"
       "# do not edit by hand. Parameters not listed are the base preset's.\n";
   for (const std::string& n : c.notes) out += "# " + n + "\n";
-  out += fmt::format("name: {}.calibrated\nbase: {}\ndescription: \"{} fitted to measurements "
-                     "(mgsim calibrate)\"\n",
-                     c.base, c.base, c.base);
+  out += fmt::format(
+      "name: {}.calibrated\nbase: {}\ndescription: \"{} fitted to measurements "
+      "(mgsim calibrate)\"\n",
+      c.base, c.base, c.base);
   // One mapping per unit, in the order units first appear.
   std::vector<std::string> order;
   for (const FittedParameter& p : c.parameters)
@@ -384,7 +402,8 @@ std::string to_yaml(const Calibration& c) {
     for (const FittedParameter& p : c.parameters) {
       if (p.section != s) continue;
       std::string quoted;
-      for (const char ch : p.source) quoted += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+      for (const char ch : p.source)
+        quoted += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
       out += fmt::format("  {}:\n    value: {}\n    source: \"{}\"\n", p.key, p.value, quoted);
     }
   }

@@ -27,9 +27,9 @@ struct FittedParameter {
 };
 
 struct Calibration {
-  std::string base;                       // the preset it overrides: "h200"
+  std::string base;                         // the preset it overrides: "h200"
   std::vector<FittedParameter> parameters;  // in the order they are written
-  std::vector<std::string> notes;         // comment lines: measured figures with no parameter
+  std::vector<std::string> notes;           // comment lines: measured figures with no parameter
 };
 
 // `command` is quoted in every source (how the file was produced).

@@ -26,8 +26,8 @@ using Pairs = std::vector<std::pair<std::string, std::string>>;
 
 struct Group {
   sim::SourceLocation where_key;
-  Pairs where;  // column -> text value
-  Pairs set;    // param -> value
+  Pairs where;           // column -> text value
+  Pairs set;             // param -> value
   std::string schedule;  // the family's unless the group names its own
 };
 
@@ -100,7 +100,8 @@ Family read_family(const sim::Node& node) {
 }
 
 std::string trim_number(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 9.2e18) return fmt::format("{}", static_cast<long long>(v));
+  if (v == std::floor(v) && std::fabs(v) < 9.2e18)
+    return fmt::format("{}", static_cast<long long>(v));
   return fmt::format("{}", v);
 }
 
@@ -178,24 +179,25 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
       const traces::RunResult result =
           traces::execute(*schedule, params, engine, net, interconnect, device);
       if (!result.blocked.empty())
-        throw sim::ConfigError({table.file(), table.line_of(row), 1},
-                               fmt::format("the schedule {} deadlocked for this row", match->schedule));
+        throw sim::ConfigError(
+            {table.file(), table.line_of(row), 1},
+            fmt::format("the schedule {} deadlocked for this row", match->schedule));
       double predicted = result.end.since_start().microseconds();
       if (!f.stream.empty()) {
         const traces::StreamResult* found = nullptr;
         for (const traces::StreamResult& sr : result.streams)
           if (sr.rank == f.stream_rank && sr.stream == f.stream) found = &sr;
         if (!found)
-          throw sim::ConfigError({table.file(), table.line_of(row), 1},
-                                 fmt::format("the schedule {} has no stream '{}' on rank {} for "
-                                             "this row (the manifest's {} family, {}:{})",
-                                             match->schedule, f.stream, f.stream_rank, f.data,
-                                             f.at.file, f.at.line));
+          throw sim::ConfigError(
+              {table.file(), table.line_of(row), 1},
+              fmt::format("the schedule {} has no stream '{}' on rank {} for "
+                          "this row (the manifest's {} family, {}:{})",
+                          match->schedule, f.stream, f.stream_rank, f.data, f.at.file, f.at.line));
         predicted = found->end.since_start().microseconds();
       }
       if (divide) predicted /= table.number(row, *divide);
-      out.cases.push_back({f.data, f.category, table.line_of(row), label,
-                           table.number(row, measured), predicted});
+      out.cases.push_back(
+          {f.data, f.category, table.line_of(row), label, table.number(row, measured), predicted});
     }
   }
   return out;

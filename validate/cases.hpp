@@ -24,7 +24,8 @@
 // Contract: every key is checked (MapReader); a row matched by no group or by two is a
 // ConfigError naming the data file and line, so every measured row has a schedule. A case's
 // prediction is the simulated end of the whole schedule (the last stream to finish) or of the
-// named `stream`, divided by `divide_by`. Deterministic. Ignores: the measurements' spread (medians are compared).
+// named `stream`, divided by `divide_by`. Deterministic. Ignores: the measurements' spread (medians
+// are compared).
 #pragma once
 
 #include <cstddef>

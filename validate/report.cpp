@@ -27,7 +27,8 @@ double p90_of(std::vector<double> v) {
 std::vector<CategoryStats> category_stats(const ValidationRun& run) {
   std::vector<std::string> order;
   for (const CaseResult& c : run.cases)
-    if (std::find(order.begin(), order.end(), c.category) == order.end()) order.push_back(c.category);
+    if (std::find(order.begin(), order.end(), c.category) == order.end())
+      order.push_back(c.category);
   std::vector<CategoryStats> out;
   for (const std::string& cat : order) {
     std::vector<double> e;
@@ -65,15 +66,18 @@ std::string format_table(const ValidationRun& run, const std::vector<CategorySta
                        c.label, c.measured_us, c.predicted_us, 100 * c.error());
   out += "\n";
   for (const CategoryStats& s : stats)
-    out += fmt::format("{:<10} {:>4} cases  |error| median {:>6.1f}%  p90 {:>6.1f}%  worst {:>6.1f}%\n",
-                       s.category, s.cases, 100 * s.median, 100 * s.p90, 100 * s.worst);
+    out += fmt::format(
+        "{:<10} {:>4} cases  |error| median {:>6.1f}%  p90 {:>6.1f}%  worst {:>6.1f}%\n",
+        s.category, s.cases, 100 * s.median, 100 * s.p90, 100 * s.worst);
   out += "\nper family:\n";
   for (const CategoryStats& s : family_stats(run))
-    out += fmt::format("  {:<28} {:>4} cases  |error| median {:>6.1f}%  p90 {:>6.1f}%  worst {:>6.1f}%\n",
-                       s.category, s.cases, 100 * s.median, 100 * s.p90, 100 * s.worst);
+    out += fmt::format(
+        "  {:<28} {:>4} cases  |error| median {:>6.1f}%  p90 {:>6.1f}%  worst {:>6.1f}%\n",
+        s.category, s.cases, 100 * s.median, 100 * s.p90, 100 * s.worst);
   if (!run.pending.empty()) out += "\nnot yet predictable:\n";
   for (const PendingFamily& p : run.pending)
-    out += fmt::format("  {} ({}, {} rows): {}: {}\n", p.family, p.category, p.rows, p.status, p.why);
+    out +=
+        fmt::format("  {} ({}, {} rows): {}: {}\n", p.family, p.category, p.rows, p.status, p.why);
   return out;
 }
 
@@ -86,18 +90,22 @@ std::string format_markdown(const ValidationRun& run, const std::vector<Category
   for (const CategoryStats& s : stats)
     out += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:.1f} % |\n", s.category, s.cases,
                        100 * s.median, 100 * s.p90, 100 * s.worst);
-  out += "\nPer family:\n\n| file (category) | cases | median abs error | p90 | worst |\n"
-         "|---|---|---|---|---|\n";
+  out +=
+      "\nPer family:\n\n| file (category) | cases | median abs error | p90 | worst |\n"
+      "|---|---|---|---|---|\n";
   for (const CategoryStats& s : family_stats(run))
     out += fmt::format("| {} | {} | {:.1f} % | {:.1f} % | {:.1f} % |\n", s.category, s.cases,
                        100 * s.median, 100 * s.p90, 100 * s.worst);
   if (!run.pending.empty())
-    out += "\nFamilies not yet predictable:\n\n| file | category | rows | status | why |\n"
-           "|---|---|---|---|---|\n";
+    out +=
+        "\nFamilies not yet predictable:\n\n| file | category | rows | status | why |\n"
+        "|---|---|---|---|---|\n";
   for (const PendingFamily& p : run.pending)
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", p.family, p.category, p.rows, p.status, p.why);
-  out += "\nEvery case (error = predicted / measured - 1):\n\n| file | line | case | measured (us) "
-         "| predicted (us) | error |\n|---|---|---|---|---|---|\n";
+    out +=
+        fmt::format("| {} | {} | {} | {} | {} |\n", p.family, p.category, p.rows, p.status, p.why);
+  out +=
+      "\nEvery case (error = predicted / measured - 1):\n\n| file | line | case | measured (us) "
+      "| predicted (us) | error |\n|---|---|---|---|---|---|\n";
   for (const CaseResult& c : run.cases)
     out += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:+.1f} % |\n", c.family, c.line,
                        c.label, c.measured_us, c.predicted_us, 100 * c.error());
@@ -107,10 +115,11 @@ std::string format_markdown(const ValidationRun& run, const std::vector<Category
 std::string format_baseline(const std::vector<CategoryStats>& stats, const std::string& command) {
   std::string out = fmt::format("{{\n  \"command\": \"{}\",\n  \"categories\": [\n", command);
   for (std::size_t i = 0; i < stats.size(); ++i)
-    out += fmt::format("    {{\"category\": \"{}\", \"cases\": {}, \"median\": {:.9f}, \"p90\": "
-                       "{:.9f}, \"worst\": {:.9f}}}{}\n",
-                       stats[i].category, stats[i].cases, stats[i].median, stats[i].p90,
-                       stats[i].worst, i + 1 < stats.size() ? "," : "");
+    out += fmt::format(
+        "    {{\"category\": \"{}\", \"cases\": {}, \"median\": {:.9f}, \"p90\": "
+        "{:.9f}, \"worst\": {:.9f}}}{}\n",
+        stats[i].category, stats[i].cases, stats[i].median, stats[i].p90, stats[i].worst,
+        i + 1 < stats.size() ? "," : "");
   return out + "  ]\n}\n";
 }
 
@@ -140,8 +149,8 @@ std::vector<std::string> check_baseline(const std::vector<CategoryStats>& now,
                                         double tolerance) {
   std::vector<std::string> out;
   for (const CategoryStats& rec : recorded) {
-    const auto it = std::find_if(now.begin(), now.end(),
-                                 [&](const CategoryStats& s) { return s.category == rec.category; });
+    const auto it = std::find_if(
+        now.begin(), now.end(), [&](const CategoryStats& s) { return s.category == rec.category; });
     if (it == now.end()) {
       out.push_back(fmt::format("category '{}' recorded but not run", rec.category));
       continue;
@@ -150,8 +159,8 @@ std::vector<std::string> check_baseline(const std::vector<CategoryStats>& now,
       out.push_back(fmt::format("{}: {} cases, {} recorded", rec.category, it->cases, rec.cases));
     const auto grew = [&](const char* what, double v, double r) {
       if (v > r + tolerance)
-        out.push_back(fmt::format("{}: {} |error| {:.4f} % > recorded {:.4f} %", rec.category,
-                                  what, 100 * v, 100 * r));
+        out.push_back(fmt::format("{}: {} |error| {:.4f} % > recorded {:.4f} %", rec.category, what,
+                                  100 * v, 100 * r));
     };
     grew("median", it->median, rec.median);
     grew("p90", it->p90, rec.p90);

@@ -13,9 +13,7 @@ namespace {
 
 const std::string kSource = MGSIM_SOURCE_DIR;
 
-void write(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-}
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 // A folder with a two-stream schedule (`short` delays 3 us, `long` 10 us on rank 0), one data
 // row measured at 2 us, and a manifest whose family has `family_extra` appended.
@@ -26,11 +24,14 @@ std::filesystem::path make_case(const std::string& name, const std::string& fami
         "streams:\n"
         "  - name: short\n    if: rank == 0\n    ops:\n      - delay: 3us\n"
         "  - name: long\n    if: rank == 0\n    ops:\n      - delay: 10us\n");
-  write(dir / "d.csv", "# gpu0_name: test\n# date_utc: 2026-11-29\n# command: x\nop,time_us_median\nx,2\n");
+  write(dir / "d.csv",
+        "# gpu0_name: test\n# date_utc: 2026-11-29\n# command: x\nop,time_us_median\nx,2\n");
   write(dir / "manifest.yaml",
-        "topology: " + kSource + "/validate/cases/h200x2.yaml\n"
-        "families:\n  - data: d.csv\n    category: primitive\n    schedule: two.yaml\n"
-        "    measured: time_us_median\n" + family_extra);
+        "topology: " + kSource +
+            "/validate/cases/h200x2.yaml\n"
+            "families:\n  - data: d.csv\n    category: primitive\n    schedule: two.yaml\n"
+            "    measured: time_us_median\n" +
+            family_extra);
   return dir;
 }
 
@@ -54,7 +55,7 @@ TEST_CASE("a case predicts the end of the named stream, or of the whole schedule
 
 TEST_CASE("a stream the schedule does not run is an error naming the data row") {
   const auto dir = make_case("missing", "    stream: {name: shrot}\n");
-  CHECK_THROWS_WITH(mgsim::validate::run_validation((dir / "manifest.yaml").string(),
-                                                    dir.string(), "h200.calibrated"),
+  CHECK_THROWS_WITH(mgsim::validate::run_validation((dir / "manifest.yaml").string(), dir.string(),
+                                                    "h200.calibrated"),
                     Catch::Contains("d.csv:5") && Catch::Contains("no stream 'shrot' on rank 0"));
 }

@@ -13,16 +13,17 @@ const std::string kSource = MGSIM_SOURCE_DIR;
 }
 
 TEST_CASE("validation errors do not grow past the recorded baseline") {
-  const auto run = mgsim::validate::run_validation(kSource + "/validate/cases/manifest.yaml",
-                                                   kSource + "/validate/data/h200",
-                                                   kSource + "/models/presets/h200.calibrated.yaml");
+  const auto run = mgsim::validate::run_validation(
+      kSource + "/validate/cases/manifest.yaml", kSource + "/validate/data/h200",
+      kSource + "/models/presets/h200.calibrated.yaml");
   // Every measured row of every data file is a case (issue 4: every measured case has a
   // schedule); no family is left pending.
   std::size_t rows = 0;
   for (const char* f : {"peer_ce.csv", "nccl.csv", "hbm.csv", "l2.csv", "launch.csv", "gemm.csv",
                         "peer_tma.csv", "peer_ldst.csv", "flag.csv", "ag_gemm.csv", "gemm_rs.csv",
                         "interference.csv", "put_signal.csv"})
-    rows += mgsim::validate::MeasurementTable::load_file(kSource + "/validate/data/h200/" + f).rows();
+    rows +=
+        mgsim::validate::MeasurementTable::load_file(kSource + "/validate/data/h200/" + f).rows();
   CHECK(run.cases.size() == rows);
   CHECK(run.pending.empty());
   const auto now = mgsim::validate::category_stats(run);
