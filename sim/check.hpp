@@ -19,8 +19,8 @@ class InternalError : public std::logic_error {
 
 }  // namespace mgsim::sim
 
-#define MGSIM_CHECK(cond, ...)                                                             \
-  do {                                                                                     \
-    if (!(cond)) [[unlikely]]                                                              \
-      ::mgsim::sim::fail_check(#cond, __FILE__, __LINE__, ::fmt::format(__VA_ARGS__));     \
+#define MGSIM_CHECK(cond, ...)                                                         \
+  do {                                                                                 \
+    if (!(cond)) [[unlikely]]                                                          \
+      ::mgsim::sim::fail_check(#cond, __FILE__, __LINE__, ::fmt::format(__VA_ARGS__)); \
   } while (false)

@@ -132,7 +132,8 @@ Bytes Node::as_positive_bytes(std::string_view what) const {
 
 Bandwidth Node::as_positive_bandwidth(std::string_view what) const {
   const Bandwidth v = as_bandwidth();
-  if (v.bytes_per_second() <= 0) fail(fmt::format("{} must be positive, got {}", what, as_string()));
+  if (v.bytes_per_second() <= 0)
+    fail(fmt::format("{} must be positive, got {}", what, as_string()));
   return v;
 }
 

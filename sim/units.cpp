@@ -11,7 +11,6 @@
 namespace mgsim::sim {
 namespace {
 
-
 // An exact rational scale from a unit to the base unit: value_in_base = value * num / den.
 struct UnitScale {
   std::string_view suffix;
@@ -32,17 +31,18 @@ constexpr Int128 kTi = Int128{1} << 40;
 
 // Longest suffixes first is not needed: matching is exact on the whole suffix.
 constexpr std::array kByteUnits{
-    UnitScale{"B", 1, 1},           UnitScale{"KB", pow10(3), 1},  UnitScale{"kB", pow10(3), 1},
-    UnitScale{"MB", pow10(6), 1},   UnitScale{"GB", pow10(9), 1},  UnitScale{"TB", pow10(12), 1},
-    UnitScale{"KiB", kKi, 1},       UnitScale{"MiB", kMi, 1},      UnitScale{"GiB", kGi, 1},
-    UnitScale{"TiB", kTi, 1},       UnitScale{"b", 1, 8},          UnitScale{"Kb", pow10(3), 8},
-    UnitScale{"kb", pow10(3), 8},   UnitScale{"Mb", pow10(6), 8},  UnitScale{"Gb", pow10(9), 8},
+    UnitScale{"B", 1, 1},          UnitScale{"KB", pow10(3), 1}, UnitScale{"kB", pow10(3), 1},
+    UnitScale{"MB", pow10(6), 1},  UnitScale{"GB", pow10(9), 1}, UnitScale{"TB", pow10(12), 1},
+    UnitScale{"KiB", kKi, 1},      UnitScale{"MiB", kMi, 1},     UnitScale{"GiB", kGi, 1},
+    UnitScale{"TiB", kTi, 1},      UnitScale{"b", 1, 8},         UnitScale{"Kb", pow10(3), 8},
+    UnitScale{"kb", pow10(3), 8},  UnitScale{"Mb", pow10(6), 8}, UnitScale{"Gb", pow10(9), 8},
     UnitScale{"Tb", pow10(12), 8},
 };
 
 constexpr std::array kDurationUnits{
-    UnitScale{"ps", 1, 1},         UnitScale{"ns", pow10(3), 1}, UnitScale{"us", pow10(6), 1},
-    UnitScale{"\xC2\xB5s", pow10(6), 1}, UnitScale{"ms", pow10(9), 1}, UnitScale{"s", pow10(12), 1},
+    UnitScale{"ps", 1, 1},        UnitScale{"ns", pow10(3), 1},
+    UnitScale{"us", pow10(6), 1}, UnitScale{"\xC2\xB5s", pow10(6), 1},
+    UnitScale{"ms", pow10(9), 1}, UnitScale{"s", pow10(12), 1},
 };
 
 constexpr std::array kFrequencyUnits{
@@ -139,8 +139,8 @@ std::string format_scaled(std::int64_t value, std::span<const UnitScale> units,
     if (Int128{value} % u.num == 0 && (best == nullptr || u.num > best->num)) best = &u;
   }
   if (best != nullptr && (value != 0 || best->num == 1)) {
-    return fmt::format("{}{}{}", static_cast<std::int64_t>(Int128{value} / best->num),
-                       best->suffix, per);
+    return fmt::format("{}{}{}", static_cast<std::int64_t>(Int128{value} / best->num), best->suffix,
+                       per);
   }
   const UnitScale* near = &units[0];
   for (const auto& u : units) {
@@ -196,9 +196,7 @@ bool parse_frequency(std::string_view text, Frequency& out, std::string& error) 
   return true;
 }
 
-std::string to_string(Duration d) {
-  return format_scaled(d.picoseconds(), kDurationUnits, "");
-}
+std::string to_string(Duration d) { return format_scaled(d.picoseconds(), kDurationUnits, ""); }
 std::string to_string(Bytes b) { return format_scaled(b.count(), kByteUnits, ""); }
 std::string to_string(Bandwidth bw) {
   return format_scaled(bw.bytes_per_second(), std::span(kByteUnits).first(6), "/s");

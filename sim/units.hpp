@@ -17,7 +17,8 @@
 
 namespace mgsim::sim {
 
-// 128-bit intermediates for exact rate arithmetic (GCC and Clang; __extension__ keeps -Wpedantic quiet).
+// 128-bit intermediates for exact rate arithmetic (GCC and Clang; __extension__ keeps -Wpedantic
+// quiet).
 __extension__ typedef __int128 Int128;
 
 class Duration {
@@ -37,8 +38,14 @@ class Duration {
   constexpr Duration operator+(Duration o) const { return Duration(ps_ + o.ps_); }
   constexpr Duration operator-(Duration o) const { return Duration(ps_ - o.ps_); }
   constexpr Duration operator*(std::int64_t k) const { return Duration(ps_ * k); }
-  constexpr Duration& operator+=(Duration o) { ps_ += o.ps_; return *this; }
-  constexpr Duration& operator-=(Duration o) { ps_ -= o.ps_; return *this; }
+  constexpr Duration& operator+=(Duration o) {
+    ps_ += o.ps_;
+    return *this;
+  }
+  constexpr Duration& operator-=(Duration o) {
+    ps_ -= o.ps_;
+    return *this;
+  }
   constexpr auto operator<=>(const Duration&) const = default;
 
  private:
@@ -61,7 +68,10 @@ class Time {
   constexpr Time operator+(Duration d) const { return Time(ps_ + d.picoseconds()); }
   constexpr Time operator-(Duration d) const { return Time(ps_ - d.picoseconds()); }
   constexpr Duration operator-(Time o) const { return Duration::ps(ps_ - o.ps_); }
-  constexpr Time& operator+=(Duration d) { ps_ += d.picoseconds(); return *this; }
+  constexpr Time& operator+=(Duration d) {
+    ps_ += d.picoseconds();
+    return *this;
+  }
   constexpr auto operator<=>(const Time&) const = default;
 
  private:
@@ -82,8 +92,14 @@ class Bytes {
   constexpr Bytes operator-(Bytes o) const { return Bytes(n_ - o.n_); }
   constexpr Bytes operator*(std::int64_t k) const { return Bytes(n_ * k); }
   constexpr Bytes operator/(std::int64_t k) const { return Bytes(n_ / k); }
-  constexpr Bytes& operator+=(Bytes o) { n_ += o.n_; return *this; }
-  constexpr Bytes& operator-=(Bytes o) { n_ -= o.n_; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    n_ += o.n_;
+    return *this;
+  }
+  constexpr Bytes& operator-=(Bytes o) {
+    n_ -= o.n_;
+    return *this;
+  }
   constexpr auto operator<=>(const Bytes&) const = default;
 
  private:

@@ -60,8 +60,8 @@ class Executor {
     if (s.world) {
       const std::int64_t w = s.world->eval_positive(base, "world");
       if (w > fabric.gpu_count())
-        s.world->fail(fmt::format("world {} is larger than the topology's {} GPUs", w,
-                                  fabric.gpu_count()));
+        s.world->fail(
+            fmt::format("world {} is larger than the topology's {} GPUs", w, fabric.gpu_count()));
       world_ = static_cast<int>(w);
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
@@ -111,8 +111,8 @@ class Executor {
                           to_string(st.collective->kind()), ordinal(st.collectives_seen - 1), name,
                           st.collective->blocked_reason(st.rank));
       }
-      out.blocked.push_back({st.rank, name, why,
-                             st.current ? st.current->where : sim::SourceLocation{}});
+      out.blocked.push_back(
+          {st.rank, name, why, st.current ? st.current->where : sim::SourceLocation{}});
     }
     for (const auto& c : collective_order_) {
       out.collectives.push_back({c.run->kind(), c.stream, c.run->bytes(), c.dtype, world_,
@@ -207,8 +207,10 @@ class Executor {
                          [this, i] { op_done(i, "memcpy"); });
         return false;
       }
-      case Op::Kind::collective: return join_collective(i, op);
-      case Op::Kind::launch: return launch(i, op);
+      case Op::Kind::collective:
+        return join_collective(i, op);
+      case Op::Kind::launch:
+        return launch(i, op);
     }
     return true;
   }
@@ -230,18 +232,17 @@ class Executor {
       auto run = std::make_unique<CollectiveRun>(
           engine_, *transfers_, c.kind, world_, bytes, chunk,
           [this, key](int rank) { collective_rank_done(key, rank); });
-      collective_order_.push_back({run.get(), s_.streams[static_cast<std::size_t>(st.def)].name,
-                                   c.dtype});
+      collective_order_.push_back(
+          {run.get(), s_.streams[static_cast<std::size_t>(st.def)].name, c.dtype});
       it = collectives_.emplace(key, Entry{std::move(run), {}}).first;
       it->second.streams.assign(static_cast<std::size_t>(world_), -1);
     } else if (it->second.run->kind() != c.kind || it->second.run->bytes() != bytes) {
-      throw sim::ConfigError(op.where,
-                             fmt::format("rank {} calls {} of {} bytes where rank(s) before it "
-                                         "called {} of {} bytes (collective #{} of stream '{}')",
-                                         st.rank, to_string(c.kind), bytes,
-                                         to_string(it->second.run->kind()),
-                                         it->second.run->bytes(), seen,
-                                         s_.streams[static_cast<std::size_t>(st.def)].name));
+      throw sim::ConfigError(
+          op.where, fmt::format("rank {} calls {} of {} bytes where rank(s) before it "
+                                "called {} of {} bytes (collective #{} of stream '{}')",
+                                st.rank, to_string(c.kind), bytes,
+                                to_string(it->second.run->kind()), it->second.run->bytes(), seen,
+                                s_.streams[static_cast<std::size_t>(st.def)].name));
     }
     it->second.streams[static_cast<std::size_t>(st.rank)] = i;
     st.collective = it->second.run.get();
@@ -258,11 +259,12 @@ class Executor {
     std::copy_n(st.env.begin(), s_.world_slot + 1, env.begin());
     env[static_cast<std::size_t>(k.num_sms_slot)] = num_sms_;
     for (std::size_t a = 0; a < k.args.size(); ++a) {
-      const auto bound = std::find_if(op.launch.args.begin(), op.launch.args.end(),
-                                      [&](const auto& b) { return b.first == static_cast<int>(a); });
-      env[static_cast<std::size_t>(k.args[a].slot)] =
-          bound != op.launch.args.end() ? bound->second.eval(st.env)
-                                        : k.args[a].default_value.eval(env);
+      const auto bound =
+          std::find_if(op.launch.args.begin(), op.launch.args.end(),
+                       [&](const auto& b) { return b.first == static_cast<int>(a); });
+      env[static_cast<std::size_t>(k.args[a].slot)] = bound != op.launch.args.end()
+                                                          ? bound->second.eval(st.env)
+                                                          : k.args[a].default_value.eval(env);
     }
     began_[static_cast<std::size_t>(i)] = engine_.now();
     st.launch = kernels_->launch(st.rank, op.launch.kernel, std::move(env), [this, i] {
@@ -333,7 +335,7 @@ class Executor {
   int world_ = 0;
   std::unique_ptr<Transfers> transfers_;
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
-  int num_sms_ = 0;                          // SMs per GPU, bound as `num_sms` in kernels
+  int num_sms_ = 0;                        // SMs per GPU, bound as `num_sms` in kernels
   std::vector<StreamRun> streams_;
   std::vector<sim::Time> began_;  // per stream: when its current op began
   std::map<EventKey, EventState> events_;

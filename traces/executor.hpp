@@ -32,8 +32,8 @@ namespace mgsim::traces {
 struct StreamResult {
   int rank = 0;
   std::string stream;
-  sim::Time end;          // when its last op finished
-  std::int64_t ops = 0;   // ops executed (after loops and conditions)
+  sim::Time end;         // when its last op finished
+  std::int64_t ops = 0;  // ops executed (after loops and conditions)
 };
 
 struct CollectiveResult {
@@ -58,8 +58,8 @@ struct RunResult {
   int world = 0;
   std::vector<StreamResult> streams;  // finished streams, by rank then stream order in the file
   std::vector<CollectiveResult> collectives;  // in order of first arrival
-  std::vector<BlockedStream> blocked;  // non-empty: the schedule deadlocked
-  sim::Time end;                       // the last event
+  std::vector<BlockedStream> blocked;         // non-empty: the schedule deadlocked
+  sim::Time end;                              // the last event
   std::uint64_t events = 0;
 };
 

@@ -152,7 +152,8 @@ class ExprParser {
     }
     sim::Bytes bytes;
     std::string error;
-    if (!sim::parse_bytes(literal, bytes, error)) fail(fmt::format("bad size '{}': {}", literal, error));
+    if (!sim::parse_bytes(literal, bytes, error))
+      fail(fmt::format("bad size '{}': {}", literal, error));
     emit(Expr::Code::push, bytes.count());
   }
 
@@ -252,17 +253,34 @@ std::int64_t Expr::eval(const Env& env) const {
           fail(fmt::format("integer overflow in '{}'", text_));
         r = in.code == Code::div ? a / b : a % b;
         break;
-      case Code::min: r = std::min(a, b); break;
-      case Code::max: r = std::max(a, b); break;
-      case Code::lt: r = a < b; break;
-      case Code::le: r = a <= b; break;
-      case Code::gt: r = a > b; break;
-      case Code::ge: r = a >= b; break;
-      case Code::eq: r = a == b; break;
-      case Code::ne: r = a != b; break;
+      case Code::min:
+        r = std::min(a, b);
+        break;
+      case Code::max:
+        r = std::max(a, b);
+        break;
+      case Code::lt:
+        r = a < b;
+        break;
+      case Code::le:
+        r = a <= b;
+        break;
+      case Code::gt:
+        r = a > b;
+        break;
+      case Code::ge:
+        r = a >= b;
+        break;
+      case Code::eq:
+        r = a == b;
+        break;
+      case Code::ne:
+        r = a != b;
+        break;
       case Code::push:
       case Code::load:
-      case Code::neg: break;  // handled above
+      case Code::neg:
+        break;  // handled above
     }
     stack[sp - 1] = r;
   }

@@ -1,14 +1,14 @@
-// A small, safe integer expression language for schedule values ("SIZE / world", "(rank + 1) % world",
-// "min(CHUNK, 4MiB)").
+// A small, safe integer expression language for schedule values ("SIZE / world", "(rank + 1) %
+// world", "min(CHUNK, 4MiB)").
 //
 // Grammar (usual precedence, left-associative):
 //   expr    := sum [("<" | "<=" | ">" | ">=" | "==" | "!=") sum]     comparisons give 0 or 1
 //   sum     := product (("+" | "-") product)*
-//   product := unary (("*" | "/" | "%") unary)*                        "/" and "%" truncate toward 0
-//   unary   := "-" unary | primary
-//   primary := INTEGER [SIZE_UNIT] | NAME | ("min" | "max") "(" expr "," expr ")" | "(" expr ")"
-// A size literal ("4MiB", "64KB", "1.5GiB") is its exact byte count (sim::parse_bytes), so every value
-// is a plain int64; there are no other functions, no strings, no floating point.
+//   product := unary (("*" | "/" | "%") unary)*                        "/" and "%" truncate toward
+//   0 unary   := "-" unary | primary primary := INTEGER [SIZE_UNIT] | NAME | ("min" | "max") "("
+//   expr "," expr ")" | "(" expr ")"
+// A size literal ("4MiB", "64KB", "1.5GiB") is its exact byte count (sim::parse_bytes), so every
+// value is a plain int64; there are no other functions, no strings, no floating point.
 //
 // Names resolve at parse time against a Scope (params, the bound names `rank` and `world`, loop
 // variables) to slots of an Env; an unknown name is an error then, not when the schedule runs.
@@ -66,8 +66,24 @@ class Expr {
   const sim::SourceLocation& where() const { return where_; }
   [[noreturn]] void fail(const std::string& message) const;
 
-  enum class Code : std::uint8_t { push, load, neg, add, sub, mul, div, mod, min, max,
-                                    lt, le, gt, ge, eq, ne };
+  enum class Code : std::uint8_t {
+    push,
+    load,
+    neg,
+    add,
+    sub,
+    mul,
+    div,
+    mod,
+    min,
+    max,
+    lt,
+    le,
+    gt,
+    ge,
+    eq,
+    ne
+  };
   struct Instr {
     Code code;
     std::int64_t arg;  // the literal (push) or slot (load)

@@ -13,21 +13,36 @@ namespace mgsim::traces {
 
 std::string_view to_string(UnitKind kind) {
   switch (kind) {
-    case UnitKind::hbm: return "hbm";
-    case UnitKind::l2: return "l2";
-    case UnitKind::tensor_pipe: return "tensor_pipe";
-    case UnitKind::copy_engine: return "copy_engine";
-    case UnitKind::peer_out: return "peer_out";
-    case UnitKind::peer_in: return "peer_in";
-    case UnitKind::nvlink_out: return "nvlink_out";
-    case UnitKind::nvlink_in: return "nvlink_in";
-    case UnitKind::nvswitch_port: return "nvswitch_port";
-    case UnitKind::pcie_out: return "pcie_out";
-    case UnitKind::pcie_in: return "pcie_in";
-    case UnitKind::pcie: return "pcie";
-    case UnitKind::nic_out: return "nic_out";
-    case UnitKind::nic_in: return "nic_in";
-    case UnitKind::network_link: return "network_link";
+    case UnitKind::hbm:
+      return "hbm";
+    case UnitKind::l2:
+      return "l2";
+    case UnitKind::tensor_pipe:
+      return "tensor_pipe";
+    case UnitKind::copy_engine:
+      return "copy_engine";
+    case UnitKind::peer_out:
+      return "peer_out";
+    case UnitKind::peer_in:
+      return "peer_in";
+    case UnitKind::nvlink_out:
+      return "nvlink_out";
+    case UnitKind::nvlink_in:
+      return "nvlink_in";
+    case UnitKind::nvswitch_port:
+      return "nvswitch_port";
+    case UnitKind::pcie_out:
+      return "pcie_out";
+    case UnitKind::pcie_in:
+      return "pcie_in";
+    case UnitKind::pcie:
+      return "pcie";
+    case UnitKind::nic_out:
+      return "nic_out";
+    case UnitKind::nic_in:
+      return "nic_in";
+    case UnitKind::network_link:
+      return "network_link";
   }
   return "?";
 }
@@ -48,9 +63,8 @@ void ResourceCatalog::add(sim::ResourceId resource, UnitKind kind, int gpu, std:
   MGSIM_CHECK(it == by_resource_.end(), "resource {} registered twice (groups '{}' and '{}')",
               resource.value, entries_[it->second].group, group);
   const auto g = group_kinds_.find(group);
-  MGSIM_CHECK(g == group_kinds_.end() || g->second == kind,
-              "unit group '{}' mixes kinds {} and {}", group, to_string(g->second),
-              to_string(kind));
+  MGSIM_CHECK(g == group_kinds_.end() || g->second == kind, "unit group '{}' mixes kinds {} and {}",
+              group, to_string(g->second), to_string(kind));
   by_resource_.emplace(resource.value, entries_.size());
   group_kinds_.emplace(group, kind);
   entries_.push_back({resource, kind, gpu, std::move(group)});
@@ -102,8 +116,8 @@ void register_fabric(ResourceCatalog& catalog, const topologies::Fabric& fabric,
     const auto& arc = arcs[i];
     const std::string& from = rg.name(arc.from);
     const std::string& to = rg.name(arc.to);
-    std::pair<std::string, std::string> key = from < to ? std::make_pair(from, to)
-                                                        : std::make_pair(to, from);
+    std::pair<std::string, std::string> key =
+        from < to ? std::make_pair(from, to) : std::make_pair(to, from);
     const auto lk = links.find(key);
     MGSIM_CHECK(lk != links.end(), "trunk {}->{} has no link in the topology", from, to);
     const int src = rank_of[static_cast<std::size_t>(arc.from)];

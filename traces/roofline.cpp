@@ -39,13 +39,12 @@ Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net
     t.capacity += net.capacity(e.resource).bytes_per_second();
   }
   for (UnitTerm& t : terms) {
-    MGSIM_CHECK(t.capacity > 0 && t.amount >= 0, "unit group '{}': amount {}, capacity {}",
-                t.group, t.amount, t.capacity);
-    t.time = sim::transfer_time(sim::Bytes(t.amount),
-                                sim::Bandwidth::bytes_per_second(t.capacity));
+    MGSIM_CHECK(t.capacity > 0 && t.amount >= 0, "unit group '{}': amount {}, capacity {}", t.group,
+                t.amount, t.capacity);
+    t.time = sim::transfer_time(sim::Bytes(t.amount), sim::Bandwidth::bytes_per_second(t.capacity));
     if (elapsed.picoseconds() > 0)
-      t.utilisation = static_cast<double>(t.time.picoseconds()) /
-                      static_cast<double>(elapsed.picoseconds());
+      t.utilisation =
+          static_cast<double>(t.time.picoseconds()) / static_cast<double>(elapsed.picoseconds());
   }
   std::sort(terms.begin(), terms.end(), [](const UnitTerm& a, const UnitTerm& b) {
     if (a.time != b.time) return a.time > b.time;

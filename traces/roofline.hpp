@@ -45,11 +45,11 @@ struct UnitTerm {
   std::string group;
   UnitKind kind = UnitKind::hbm;
   int gpu = -1;
-  int resources = 0;             // how many fluid resources form the group
-  std::int64_t amount = 0;       // bytes carried (flops for tensor pipes)
-  std::int64_t capacity = 0;     // bytes/s (flops/s for tensor pipes), summed over the group
-  sim::Duration time;            // amount at full capacity
-  double utilisation = 0.0;      // mean over the run: time / elapsed
+  int resources = 0;          // how many fluid resources form the group
+  std::int64_t amount = 0;    // bytes carried (flops for tensor pipes)
+  std::int64_t capacity = 0;  // bytes/s (flops/s for tensor pipes), summed over the group
+  sim::Duration time;         // amount at full capacity
+  double utilisation = 0.0;   // mean over the run: time / elapsed
 };
 
 struct Roofline {

@@ -48,9 +48,9 @@ std::string roofline_table(const Roofline& r) {
                                 "amount", "capacity", "time (us)", "time (ps)");
   for (const UnitTerm& t : r.terms) {
     if (t.amount == 0) continue;
-    out += fmt::format("{:<24} {:<14} {:>22} {:>20} {:>16.6f} {:>16}\n", t.group,
-                       to_string(t.kind), amount_text(t), capacity_text(t), t.time.microseconds(),
-                       t.time.picoseconds());
+    out +=
+        fmt::format("{:<24} {:<14} {:>22} {:>20} {:>16.6f} {:>16}\n", t.group, to_string(t.kind),
+                    amount_text(t), capacity_text(t), t.time.microseconds(), t.time.picoseconds());
   }
   return out + bound_line(r);
 }
@@ -60,8 +60,8 @@ std::string roofline_summary(const Roofline& r, std::size_t top) {
   if (!r.bottleneck()) return out;
   out += fmt::format("fraction of the bound achieved: {:.6f} (bound / predicted time)\n",
                      r.fraction());
-  const auto busy = static_cast<std::size_t>(
-      std::count_if(r.terms.begin(), r.terms.end(), [](const UnitTerm& t) { return t.amount > 0; }));
+  const auto busy = static_cast<std::size_t>(std::count_if(
+      r.terms.begin(), r.terms.end(), [](const UnitTerm& t) { return t.amount > 0; }));
   // Terms are sorted by time at full rate, and utilisation is that time over the run's: the
   // same order.
   out += fmt::format("mean utilisation over the run (top {} of {} busy unit groups):\n",
@@ -87,8 +87,7 @@ std::string roofline_json(const Roofline& r) {
         "{}{{\"group\": {}, \"kind\": \"{}\", \"gpu\": {}, \"resources\": {}, \"measure\": \"{}\", "
         "\"amount\": {}, \"capacity_per_s\": {}, \"time_ps\": {}, \"utilisation\": {:.6f}}}",
         i ? ", " : "", quoted(t.group), to_string(t.kind), t.gpu, t.resources,
-        is_flops(t) ? "flops" : "bytes", t.amount, t.capacity, t.time.picoseconds(),
-        t.utilisation);
+        is_flops(t) ? "flops" : "bytes", t.amount, t.capacity, t.time.picoseconds(), t.utilisation);
   }
   return out + "]}";
 }

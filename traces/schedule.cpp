@@ -11,7 +11,7 @@ namespace mgsim::traces {
 namespace {
 
 constexpr std::array<const char*, 4> kCollectiveNames = {"all_reduce", "all_gather",
-                                                          "reduce_scatter", "all_to_all"};
+                                                         "reduce_scatter", "all_to_all"};
 
 // Names nccl-tests prints in its `type` column, with the aliases people write.
 struct DtypeName {
@@ -20,17 +20,18 @@ struct DtypeName {
   std::int64_t size;
 };
 constexpr DtypeName kDtypes[] = {
-    {"float", "float", 4},   {"fp32", "float", 4},      {"f32", "float", 4},
-    {"half", "half", 2},     {"fp16", "half", 2},       {"bfloat16", "bfloat16", 2},
-    {"bf16", "bfloat16", 2}, {"int8", "int8", 1},       {"uint8", "uint8", 1},
-    {"fp8", "fp8", 1},       {"int32", "int32", 4},     {"int64", "int64", 8},
+    {"float", "float", 4},   {"fp32", "float", 4},  {"f32", "float", 4},
+    {"half", "half", 2},     {"fp16", "half", 2},   {"bfloat16", "bfloat16", 2},
+    {"bf16", "bfloat16", 2}, {"int8", "int8", 1},   {"uint8", "uint8", 1},
+    {"fp8", "fp8", 1},       {"int32", "int32", 4}, {"int64", "int64", 8},
     {"double", "double", 8}, {"fp64", "double", 8},
 };
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 [[noreturn]] void fail_choice(const sim::Node& n, const std::string& what, const std::string& got,
@@ -65,8 +66,8 @@ class Parser {
       if (recorded_.count(name)) continue;
       std::vector<std::string> candidates;
       for (int r : recorded_) candidates.push_back(s_.event_names[static_cast<std::size_t>(r)]);
-      const std::string near = sim::nearest_name(s_.event_names[static_cast<std::size_t>(name)],
-                                                 candidates);
+      const std::string near =
+          sim::nearest_name(s_.event_names[static_cast<std::size_t>(name)], candidates);
       throw sim::ConfigError(
           where, fmt::format("no stream records event '{}'{}",
                              s_.event_names[static_cast<std::size_t>(name)],
@@ -81,9 +82,10 @@ class Parser {
     for (auto& [name, value] : reader.rest()) {
       if (!is_identifier(name) || name == "rank" || name == "world" || name == "min" ||
           name == "max")
-        value.fail(fmt::format("'{}' cannot name a param (letters, digits and _; not rank, world, "
-                               "min or max)",
-                               name));
+        value.fail(
+            fmt::format("'{}' cannot name a param (letters, digits and _; not rank, world, "
+                        "min or max)",
+                        name));
       Param p{name, Expr::parse(value, scope_), value.location()};
       scope_.add(name);
       s_.params.push_back(std::move(p));
@@ -155,8 +157,10 @@ class Parser {
     int found = 0;
     for (const auto& [key, kind] : kinds) {
       if (auto n = r.optional(key)) {
-        if (found++ > 0) n->fail("an op holds exactly one of memcpy, record, wait, collective, "
-                                 "delay, for, launch");
+        if (found++ > 0)
+          n->fail(
+              "an op holds exactly one of memcpy, record, wait, collective, "
+              "delay, for, launch");
         body = n;
         op.kind = kind;
       }
@@ -165,16 +169,28 @@ class Parser {
     r.finish();
     if (!body) node.fail("an op needs one of memcpy, record, wait, collective, delay, for, launch");
     switch (op.kind) {
-      case Op::Kind::memcpy: parse_memcpy(*body, op.memcpy); break;
-      case Op::Kind::record: op.event = parse_event(*body, false); break;
-      case Op::Kind::wait: op.event = parse_event(*body, true); break;
-      case Op::Kind::collective: parse_collective(*body, op.collective); break;
+      case Op::Kind::memcpy:
+        parse_memcpy(*body, op.memcpy);
+        break;
+      case Op::Kind::record:
+        op.event = parse_event(*body, false);
+        break;
+      case Op::Kind::wait:
+        op.event = parse_event(*body, true);
+        break;
+      case Op::Kind::collective:
+        parse_collective(*body, op.collective);
+        break;
       case Op::Kind::delay:
         op.delay = body->as_duration();
         if (op.delay < sim::Duration::zero()) body->fail("a delay cannot be negative");
         break;
-      case Op::Kind::for_loop: op.loop.push_back(parse_for(*body)); break;
-      case Op::Kind::launch: parse_launch(*body, op.launch); break;
+      case Op::Kind::for_loop:
+        op.loop.push_back(parse_for(*body));
+        break;
+      case Op::Kind::launch:
+        parse_launch(*body, op.launch);
+        break;
     }
     return op;
   }
@@ -193,8 +209,11 @@ class Parser {
     if (l.kernel < 0) {
       std::vector<std::string> names;
       for (const auto& k : s_.kernels.kernels) names.push_back(k.name);
-      if (names.empty()) name.fail(fmt::format("unknown kernel '{}': the schedule has no "
-                                               "'kernels:' section", text));
+      if (names.empty())
+        name.fail(
+            fmt::format("unknown kernel '{}': the schedule has no "
+                        "'kernels:' section",
+                        text));
       fail_choice(name, "kernel", text, names);
     }
     if (!args) return;
@@ -351,10 +370,10 @@ Env param_values(const Schedule& s,
       throw sim::ConfigError(
           s.params_where,
           fmt::format("-D {}: the schedule has no param '{}'{}", name, name,
-                      near.empty() ? (names.empty() ? std::string(" (it declares none)")
-                                                    : fmt::format(" (params: {})",
-                                                                  fmt::join(names, ", ")))
-                                   : fmt::format("; did you mean '{}'?", near)));
+                      near.empty()
+                          ? (names.empty() ? std::string(" (it declares none)")
+                                           : fmt::format(" (params: {})", fmt::join(names, ", ")))
+                          : fmt::format("; did you mean '{}'?", near)));
     }
     const Expr e = Expr::parse(text, empty, {fmt::format("-D {}={}", name, text), 0, 0});
     forced[static_cast<std::size_t>(it - s.params.begin())] = e.eval({});

@@ -16,17 +16,19 @@
 //         - wait: {event: done, rank: (rank + 1) % world} # rank defaults to this rank
 //         - collective: {op: all_reduce, bytes: SIZE, chunk: CHUNK, dtype: bf16, algorithm: ring}
 //         - delay: 5us                                    # host time, a duration with a unit
-//         - for: {var: i, from: 0, to: 4, step: 1, ops: [...]}   # or {var: p, over: ranks, ops: ...}
+//         - for: {var: i, from: 0, to: 4, step: 1, ops: [...]}   # or {var: p, over: ranks, ops:
+//         ...}
 //         - launch: {kernel: gemm, args: {TILE: i}}      # or `launch: gemm`; runs to completion
 //   Every op may carry `if: EXPR` (skipped when 0).
 //
-// Values are expressions (traces/expr.hpp) over params, `rank`, `world` and loop variables. All names
-// resolve when the file is read; values are evaluated lazily, when a stream reaches the op.
+// Values are expressions (traces/expr.hpp) over params, `rank`, `world` and loop variables. All
+// names resolve when the file is read; values are evaluated lazily, when a stream reaches the op.
 //
 // Collectives are matched across ranks by stream name and order (the n-th collective of stream
 // "main" on every rank is one operation), like NCCL calls on one communicator. `bytes` is the size
-// nccl-tests reports: the whole buffer for all_reduce, the gathered output for all_gather, the input
-// for reduce_scatter, and the per-rank send buffer for all_to_all; each peer transfer is bytes/world.
+// nccl-tests reports: the whole buffer for all_reduce, the gathered output for all_gather, the
+// input for reduce_scatter, and the per-rank send buffer for all_to_all; each peer transfer is
+// bytes/world.
 //
 // Contract: load_schedule() throws sim::ConfigError naming file:line:column for any bad input:
 // not YAML, unknown keys (with the nearest valid key), wrong types, bad units, names no scope
@@ -57,9 +59,9 @@ struct Dtype {
 };
 
 struct EventRef {
-  int name = 0;                // index into Schedule::event_names
-  std::optional<Expr> index;   // distinguishes events recorded in a loop; default 0
-  std::optional<Expr> rank;    // wait only: whose event; default this rank
+  int name = 0;               // index into Schedule::event_names
+  std::optional<Expr> index;  // distinguishes events recorded in a loop; default 0
+  std::optional<Expr> rank;   // wait only: whose event; default this rank
 };
 
 struct MemcpyOp {

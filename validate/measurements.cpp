@@ -73,15 +73,24 @@ constexpr std::array<RequiredKey, 3> kRequired{{{"gpu", {"gpu", "gpu0_name"}},
 
 const char* to_string(Unit u) {
   switch (u) {
-    case Unit::none: return "no unit";
-    case Unit::microseconds: return "us";
-    case Unit::nanoseconds: return "ns";
-    case Unit::milliseconds: return "ms";
-    case Unit::bytes: return "bytes";
-    case Unit::gbps: return "gbps";
-    case Unit::mhz: return "mhz";
-    case Unit::watts: return "w";
-    case Unit::tflops: return "tflops";
+    case Unit::none:
+      return "no unit";
+    case Unit::microseconds:
+      return "us";
+    case Unit::nanoseconds:
+      return "ns";
+    case Unit::milliseconds:
+      return "ms";
+    case Unit::bytes:
+      return "bytes";
+    case Unit::gbps:
+      return "gbps";
+    case Unit::mhz:
+      return "mhz";
+    case Unit::watts:
+      return "w";
+    case Unit::tflops:
+      return "tflops";
   }
   return "?";
 }
@@ -147,7 +156,8 @@ MeasurementTable MeasurementTable::parse(std::string_view text, const std::strin
                                "(gpu, date and command at least)");
       for (const RequiredKey& k : kRequired) {
         bool found = false;
-        for (const std::string_view s : k.spellings) found = found || t.metadata_.contains(std::string(s));
+        for (const std::string_view s : k.spellings)
+          found = found || t.metadata_.contains(std::string(s));
         if (!found)
           throw sim::ConfigError({name, number, 1},
                                  fmt::format("the metadata has no '{}' (write '# {}: ...' before "
@@ -171,9 +181,9 @@ MeasurementTable MeasurementTable::parse(std::string_view text, const std::strin
     for (std::size_t c = 0; c < fields.size(); ++c) {
       double v = 0;
       if (t.units_[c] != Unit::none && !parse_number(fields[c], v))
-        throw sim::ConfigError({name, number, 1},
-                               fmt::format("column '{}' holds '{}', not a number", t.columns_[c],
-                                           fields[c]));
+        throw sim::ConfigError(
+            {name, number, 1},
+            fmt::format("column '{}' holds '{}', not a number", t.columns_[c], fields[c]));
     }
     t.rows_.push_back(std::move(fields));
     t.lines_.push_back(number);
@@ -204,17 +214,18 @@ std::size_t MeasurementTable::column_index(std::string_view name) const {
   for (std::size_t c = 0; c < columns_.size(); ++c)
     if (columns_[c] == name) return c;
   const std::string near = sim::nearest_name(name, columns_);
-  throw sim::ConfigError({file_, header_line_, 1},
-                         fmt::format("missing column '{}'{}", name,
-                                     near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+  throw sim::ConfigError(
+      {file_, header_line_, 1},
+      fmt::format("missing column '{}'{}", name,
+                  near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
 }
 
 double MeasurementTable::number(std::size_t row, std::size_t column) const {
   double v = 0;
   if (!parse_number(rows_[row][column], v))
-    throw sim::ConfigError({file_, lines_[row], 1},
-                           fmt::format("column '{}' holds '{}', not a number", columns_[column],
-                                       rows_[row][column]));
+    throw sim::ConfigError(
+        {file_, lines_[row], 1},
+        fmt::format("column '{}' holds '{}', not a number", columns_[column], rows_[row][column]));
   return v;
 }
 

@@ -65,9 +65,9 @@ void bound(const BoundOptions& o) {
   }
   const traces::Roofline& r = run.roofline;
   if (o.json) {
-    std::cout << fmt::format("{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"roofline\": {}}}\n",
-                             quoted(o.schedule), quoted(topo.name), quoted(hw.name),
-                             traces::roofline_json(r));
+    std::cout << fmt::format(
+        "{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"roofline\": {}}}\n",
+        quoted(o.schedule), quoted(topo.name), quoted(hw.name), traces::roofline_json(r));
     return;
   }
   std::cout << fmt::format("roofline of {} on {} ({} GPUs, hw {})\n", o.schedule, topo.name,

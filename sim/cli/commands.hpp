@@ -23,8 +23,8 @@ class CheckFailed : public std::runtime_error {
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 Overrides parse_schedule_defines(const std::vector<std::string>& defines);
 
-void add_topo_command(CLI::App& app);  // topo_command.cpp
-void add_run_command(CLI::App& app);   // run_command.cpp
+void add_topo_command(CLI::App& app);       // topo_command.cpp
+void add_run_command(CLI::App& app);        // run_command.cpp
 void add_bound_command(CLI::App& app);      // bound_command.cpp
 void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp
 void add_validate_command(CLI::App& app);   // validate_command.cpp

@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/check.hpp"
-#include "sim/config.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/config.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mgsim: a cycle-approximate simulator of multi-GPU nodes and fabrics"};

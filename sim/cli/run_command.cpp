@@ -115,7 +115,12 @@ CollectiveRow row_of(const traces::CollectiveResult& c) {
   const std::int64_t elements = c.bytes / c.dtype.size;
   const std::int64_t count =
       c.kind == traces::CollectiveKind::all_reduce ? elements : elements / c.ranks;
-  return {c.bytes, count, c.dtype.name, reduces ? "sum" : "none", t.microseconds(), algbw,
+  return {c.bytes,
+          count,
+          c.dtype.name,
+          reduces ? "sum" : "none",
+          t.microseconds(),
+          algbw,
           algbw * bus_factor(c.kind, c.ranks)};
 }
 
@@ -161,9 +166,9 @@ void print_text(const RunOptions& o, const topologies::Topology& topo, const std
   }
   if (!table) return;
   std::cout << "#\n";
-  std::cout << fmt::format("# {} ({}), world {}\n",
-                           traces::to_string(runs.front().result.collectives.front().kind),
-                           runs.front().result.collectives.front().stream, runs.front().result.world);
+  std::cout << fmt::format(
+      "# {} ({}), world {}\n", traces::to_string(runs.front().result.collectives.front().kind),
+      runs.front().result.collectives.front().stream, runs.front().result.world);
   std::cout << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "size",
                            "count", "type", "redop", "root", "time", "algbw", "busbw");
   std::cout << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)",
@@ -197,7 +202,8 @@ void print_json(const RunOptions& o, const topologies::Topology& topo, const std
       const CollectiveRow row = row_of(r.collectives[c]);
       out += fmt::format(
           "{}{{\"op\": \"{}\", \"stream\": {}, \"size\": {}, \"count\": {}, \"type\": \"{}\", "
-          "\"redop\": \"{}\", \"ranks\": {}, \"begin_ps\": {}, \"end_ps\": {}, \"time_us\": {:.6f}, "
+          "\"redop\": \"{}\", \"ranks\": {}, \"begin_ps\": {}, \"end_ps\": {}, \"time_us\": "
+          "{:.6f}, "
           "\"algbw_GBps\": {:.6f}, \"busbw_GBps\": {:.6f}}}",
           c ? ", " : "", traces::to_string(r.collectives[c].kind),
           json_string(r.collectives[c].stream), row.size, row.count, row.type, row.redop,
@@ -250,7 +256,7 @@ void run_schedule(const RunOptions& o) {
                                        o.schedule, run.result.end.picoseconds());
       for (const auto& b : run.result.blocked)
         report += fmt::format("  {}:{}:{}: rank {} stream '{}' waits for {}\n", b.where.file,
-                                 b.where.line, b.where.column, b.rank, b.stream, b.waiting_for);
+                              b.where.line, b.where.column, b.rank, b.stream, b.waiting_for);
       report.pop_back();  // main() ends the message with its own newline
       throw CheckFailed(report);
     }

@@ -64,9 +64,11 @@ void run_validate(const ValidateOptions& o) {
     write_text(o.baseline, validate::format_baseline(stats, command));
     std::cout << "wrote " << o.baseline << "\n";
   } else if (!read_text(o.baseline).empty()) {
-    const auto problems = validate::check_baseline(stats, validate::load_baseline(o.baseline), 1e-9);
+    const auto problems =
+        validate::check_baseline(stats, validate::load_baseline(o.baseline), 1e-9);
     if (!problems.empty()) {
-      std::string msg = fmt::format("{}: error: the validation error grew past the baseline:", o.baseline);
+      std::string msg =
+          fmt::format("{}: error: the validation error grew past the baseline:", o.baseline);
       for (const std::string& p : problems) msg += "\n  " + p;
       throw CheckFailed(msg);
     }
@@ -77,13 +79,16 @@ void run_validate(const ValidateOptions& o) {
 
 void add_validate_command(CLI::App& app) {
   auto opts = std::make_shared<ValidateOptions>();
-  CLI::App* cmd = app.add_subcommand("validate", "Predict every measured case and report the errors");
+  CLI::App* cmd =
+      app.add_subcommand("validate", "Predict every measured case and report the errors");
   cmd->add_option("--hw", opts->hw, "hardware preset or .yaml (default h200.calibrated)");
   cmd->add_option("--data", opts->data, "measurement folder (default validate/data/h200)");
-  cmd->add_option("--manifest", opts->manifest, "cases manifest (default validate/cases/manifest.yaml)");
+  cmd->add_option("--manifest", opts->manifest,
+                  "cases manifest (default validate/cases/manifest.yaml)");
   cmd->add_option("--write", opts->write, "replace the '## Results' section of this markdown file");
   cmd->add_option("--baseline", opts->baseline, "recorded errors (default validate/baseline.json)");
-  cmd->add_flag("--update-baseline", opts->update_baseline, "rewrite the baseline instead of checking it");
+  cmd->add_flag("--update-baseline", opts->update_baseline,
+                "rewrite the baseline instead of checking it");
   cmd->callback([opts] { run_validate(*opts); });
 }
 

@@ -31,9 +31,12 @@ TEST_CASE("missing keys, duplicate keys, wrong types and bad units") {
   CHECK(error_of([&] { r.required("b").as_bandwidth(); }).rfind("x.yaml:2:4: error:", 0) == 0);
   CHECK(error_of([&] { r.required("c").as_int(); }).find("expected an integer, got a list") !=
         std::string::npos);
-  CHECK(error_of([] { MapReader(Node::load_string("a: 1\na: 2\n", "d.yaml"), "m"); })
-            .find("appears twice") != std::string::npos);
+  CHECK(error_of([] {
+          MapReader(Node::load_string("a: 1\na: 2\n", "d.yaml"), "m");
+        }).find("appears twice") != std::string::npos);
   const Node neg = Node::load_string("n: -4\n", "n.yaml");
-  CHECK(error_of([&] { neg.yaml()["n"]; MapReader(neg, "m").required("n").as_positive_int("count"); })
-            .find("count must be positive, got -4") != std::string::npos);
+  CHECK(error_of([&] {
+          neg.yaml()["n"];
+          MapReader(neg, "m").required("n").as_positive_int("count");
+        }).find("count must be positive, got -4") != std::string::npos);
 }

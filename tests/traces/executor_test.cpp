@@ -84,9 +84,10 @@ streams:
 TEST_CASE("the peer-copy limit (NVLink protocol efficiency) applies below the engine's rate") {
   DeviceModel dev = device(1);
   dev.peer_copy_cap = sim::Bandwidth::GBps(25);
-  const auto r = run("world: 2\nstreams: [{name: s, if: rank == 0, ops: [{memcpy: {bytes: 1GB, "
-                     "dst: 1}}]}]\n",
-                     2, dev);
+  const auto r =
+      run("world: 2\nstreams: [{name: s, if: rank == 0, ops: [{memcpy: {bytes: 1GB, "
+          "dst: 1}}]}]\n",
+          2, dev);
   // 3 us + 1e9 B / 25 GB/s (cap < 50 GB/s engine < 100 GB/s port) = 3'000'000 + 40'000'000'000.
   CHECK(end_of(r, 0, "s") == 40'003'000'000);
 }
@@ -110,8 +111,8 @@ streams:
 }
 
 TEST_CASE("a local copy reads and writes its own HBM at the engine's rate") {
-  const auto r = run("world: 1\nstreams: [{name: s, ops: [{memcpy: {bytes: 1GB}}]}]\n", 1,
-                     device(1));
+  const auto r =
+      run("world: 1\nstreams: [{name: s, ops: [{memcpy: {bytes: 1GB}}]}]\n", 1, device(1));
   // Read and write flows of 1e9 B each, both at the 50 GB/s engine rate (HBM carries 100 of its
   // 1000 GB/s): 2 us setup + 500 ns HBM latency + 20 ms = 20'002'500'000 ps.
   CHECK(end_of(r, 0, "s") == 20'002'500'000);
@@ -160,12 +161,14 @@ streams:
 }
 
 TEST_CASE("ring all-reduce takes 2(n-1) steps; all-to-all sends to every peer at once") {
-  auto r = run("world: 4\nstreams: [{name: s, ops: [{collective: {op: all_reduce, "
-               "bytes: 400000000}}]}]\n",
-               4, device(1));
+  auto r =
+      run("world: 4\nstreams: [{name: s, ops: [{collective: {op: all_reduce, "
+          "bytes: 400000000}}]}]\n",
+          4, device(1));
   // 2(4-1) = 6 steps of 2'003'000'000 ps (1e8 B segments, as in the all-gather): 12'018'000'000.
   CHECK(r.collectives.at(0).end.picoseconds() == 12'018'000'000);
-  r = run("world: 4\nstreams: [{name: s, ops: [{collective: {op: all_to_all, "
+  r =
+      run("world: 4\nstreams: [{name: s, ops: [{collective: {op: all_to_all, "
           "bytes: 480000000}}]}]\n",
           4, device(3, sim::Bandwidth::GBps(30)));
   // 4.8e8 / 4 = 1.2e8 B per peer, 3 peers on 3 engines of 30 GB/s: 90 GB/s through each
@@ -215,7 +218,6 @@ TEST_CASE("values found while running are checked against the world") {
           run("world: 3\nstreams: [{name: s, ops: [{memcpy: {bytes: 1MiB}}]}]\n", 2, device(1));
         }) == "t.yaml:1:8: error: world 3 is larger than the topology's 2 GPUs");
   CHECK(error_of([] {
-          run("world: 2\nstreams: [{name: s, ops: [{memcpy: {bytes: rank - 1}}]}]\n", 2,
-              device(1));
+          run("world: 2\nstreams: [{name: s, ops: [{memcpy: {bytes: rank - 1}}]}]\n", 2, device(1));
         }).find("memcpy bytes must be positive, got -1") != std::string::npos);
 }

@@ -136,8 +136,8 @@ TEST_CASE("a single peer copy is bound by the peer rate and misses it by setup +
   CHECK(gap <= 2'500'000);
   // fraction = 2911289584 / 2913789583 = 0.99914..., below 1 by about 2.5 us / 2913.79 us.
   CHECK(r.fraction() < 1.0);
-  CHECK(r.fraction() == Approx(2911289584.0 / static_cast<double>(run.result.end.picoseconds()))
-                            .epsilon(1e-12));
+  CHECK(r.fraction() ==
+        Approx(2911289584.0 / static_cast<double>(run.result.end.picoseconds())).epsilon(1e-12));
   // Nothing touched gpu2: its terms carry nothing.
   CHECK(term(r, "gpu2.peer.out").amount == 0);
   CHECK(term(r, "gpu2.peer.out").utilisation == 0.0);
@@ -156,8 +156,8 @@ TEST_CASE("a ring all-reduce's bound is 2(n-1)/n x S per GPU at the peer rate") 
     CHECK(term(r, gpu_group(g, "peer.out")).amount == 117'440'512);
     CHECK(term(r, gpu_group(g, "peer.in")).amount == 117'440'512);
   }
-  // bound = ceil(117440512 B x 1e12 / 368819999999 B/s) = ceil(318422298.14) = 318422299 ps; all 16 peer terms tie and
-  // gpu0.peer.in is the smallest name.
+  // bound = ceil(117440512 B x 1e12 / 368819999999 B/s) = ceil(318422298.14) = 318422299 ps; all 16
+  // peer terms tie and gpu0.peer.in is the smallest name.
   CHECK(r.bound.picoseconds() == 318'422'299);
   REQUIRE(r.bottleneck() != nullptr);
   CHECK(r.bottleneck()->group == "gpu0.peer.in");

@@ -49,7 +49,7 @@ TEST_CASE("a schedule loads into params, sweep and streams") {
   CHECK(s.slot_count == 5);
 }
 
-TEST_CASE("-D overrides params, and defaults that depend on them follow") {
+TEST_CASE("params: -D overrides them, and defaults that depend on them follow") {
   const Schedule s = load(kGood);
   // Defaults: SIZE = 1GiB, CHUNK = min(1GiB, 4MiB) = 4MiB.
   Env env = param_values(s, {});
@@ -58,7 +58,9 @@ TEST_CASE("-D overrides params, and defaults that depend on them follow") {
   // SIZE = 1MiB makes CHUNK = min(1MiB, 4MiB) = 1MiB.
   env = param_values(s, {{"SIZE", "1MiB"}});
   CHECK(env[1] == (1 << 20));
-  CHECK(error_of([&] { param_values(s, {{"SIZEE", "1"}}); }) ==
+  CHECK(error_of([&] {
+          param_values(s, {{"SIZEE", "1"}});
+        }) ==
         "s.yaml:2:3: error: -D SIZEE: the schedule has no param 'SIZEE'; did you mean 'SIZE'?");
   CHECK(error_of([&] { param_values(s, {{"SIZE", "1MB/s"}}); }).find("-D SIZE=1MB/s") == 0);
 }
@@ -75,8 +77,9 @@ TEST_CASE("bad schedules name file:line:col") {
             .rfind("s.yaml:3:28: error: in expression 'SIZE' at character 1: undefined name "
                    "'SIZE'",
                    0) == 0);
-  CHECK(error_of([] { load("streams:\n  - name: a\n    ops: [{delay: 500}]\n"); })
-            == "s.yaml:3:19: error: '500' has no valid unit for a duration: expected one of ps, ns, us, µs, ms, s");
+  CHECK(error_of([] { load("streams:\n  - name: a\n    ops: [{delay: 500}]\n"); }) ==
+        "s.yaml:3:19: error: '500' has no valid unit for a duration: expected one of ps, ns, us, "
+        "µs, ms, s");
   CHECK(error_of([] { load("streams:\n  - name: a\n    ops: [{wait: done}]\n"); }) ==
         "s.yaml:3:18: error: no stream records event 'done'");
   CHECK(error_of([] {
@@ -86,8 +89,10 @@ TEST_CASE("bad schedules name file:line:col") {
         std::string::npos);
   CHECK(error_of([] { load("params: {A: 3}\nstreams: []\n"); }) ==
         "s.yaml:2:10: error: a schedule needs at least one stream");
-  CHECK(error_of([] { load("streams:\n  - name: a\n    ops: [{for: {var: rank, from: 0, to: 2, "
-                           "ops: []}}]\n"); })
-            .find("hides a name") != std::string::npos);
+  CHECK(error_of([] {
+          load(
+              "streams:\n  - name: a\n    ops: [{for: {var: rank, from: 0, to: 2, "
+              "ops: []}}]\n");
+        }).find("hides a name") != std::string::npos);
   CHECK(error_of([] { load(""); }) == "s.yaml: error: the schedule is empty");
 }

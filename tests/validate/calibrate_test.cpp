@@ -36,7 +36,8 @@ TEST_CASE("the calibrated file loads and its fits agree with each other") {
   // the efficiency is written with: |error| <= 478.1 GB/s x 5e-7 = 0.24 MB/s.
   const double peer = static_cast<double>(
       mgsim::models::peer_bandwidth(hw, mgsim::models::PeerPath::copy_engine).bytes_per_second());
-  CHECK(peer == Approx(static_cast<double>(hw.copy_engine.bandwidth.bytes_per_second())).epsilon(1e-6));
+  CHECK(peer ==
+        Approx(static_cast<double>(hw.copy_engine.bandwidth.bytes_per_second())).epsilon(1e-6));
   // Every fitted number records where it came from.
   for (const char* key : {"copy_engine.setup", "copy_engine.bandwidth", "nvlink.latency",
                           "nvlink.protocol_efficiency", "hbm.bandwidth", "launch.kernel"}) {

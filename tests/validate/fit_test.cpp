@@ -35,7 +35,8 @@ TEST_CASE("a fit that cannot be done says why") {
   two << 1, 1, 1, 2;
   CHECK_THROWS_WITH(least_squares(two, Eigen::VectorXd::Ones(2), Eigen::VectorXd::Ones(2),
                                   "t = a + bytes/b", {"peer_ce.csv", 0, 0}),
-                    Catch::Contains("peer_ce.csv") && Catch::Contains("cannot fit t = a + bytes/b") &&
+                    Catch::Contains("peer_ce.csv") &&
+                        Catch::Contains("cannot fit t = a + bytes/b") &&
                         Catch::Contains("2 point(s) for 2 coefficient(s)"));
   Eigen::MatrixXd same(3, 2);
   same << 1, 7, 1, 7, 1, 7;  // every x equal: the slope is undetermined

@@ -11,7 +11,8 @@ using mgsim::validate::Unit;
 
 namespace {
 
-const std::string kMeta = "# gpu0_name: NVIDIA H200\n# date_utc: 2026-11-29\n# command: x --out .\n";
+const std::string kMeta =
+    "# gpu0_name: NVIDIA H200\n# date_utc: 2026-11-29\n# command: x --out .\n";
 
 // The error message of parsing `text` (as file "m.csv"), or "" when it parses.
 std::string error_of(const std::string& text) {
@@ -26,9 +27,11 @@ std::string error_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a measurement file: metadata, units from column names, rows with their lines") {
-  const MeasurementTable t = MeasurementTable::parse(
-      kMeta + "op,sms,buffer_bytes,time_us_median,gbps_median\nread,1,1024,2.5,0.4\ncopy,2,2048,3,0.7\n",
-      "m.csv");
+  const MeasurementTable t =
+      MeasurementTable::parse(kMeta +
+                                  "op,sms,buffer_bytes,time_us_median,gbps_median\nread,1,1024,2.5,"
+                                  "0.4\ncopy,2,2048,3,0.7\n",
+                              "m.csv");
   CHECK(t.metadata().at("gpu0_name") == "NVIDIA H200");
   REQUIRE(t.rows() == 2);
   // Lines: 3 metadata lines, the header on line 4, rows on lines 5 and 6.
@@ -74,28 +77,29 @@ TEST_CASE("bad measurement files name the file and line") {
                       Catch::Contains("m.csv:5:1") && Catch::Contains("'many', not a number"));
   }
   SECTION("a missing column, with the nearest name") {
-    const MeasurementTable t = MeasurementTable::parse(kMeta + "op,time_us_median\nread,1\n", "m.csv");
+    const MeasurementTable t =
+        MeasurementTable::parse(kMeta + "op,time_us_median\nread,1\n", "m.csv");
     CHECK_THROWS_WITH(t.column("time_us_medain", Unit::microseconds),
                       Catch::Contains("m.csv:4:1") && Catch::Contains("missing column") &&
                           Catch::Contains("did you mean 'time_us_median'"));
   }
   SECTION("a column in another unit than asked") {
-    const MeasurementTable t = MeasurementTable::parse(kMeta + "op,time_us_median\nread,1\n", "m.csv");
-    CHECK_THROWS_WITH(t.column("time_us_median", Unit::bytes), Catch::Contains("is in us, expected bytes"));
+    const MeasurementTable t =
+        MeasurementTable::parse(kMeta + "op,time_us_median\nread,1\n", "m.csv");
+    CHECK_THROWS_WITH(t.column("time_us_median", Unit::bytes),
+                      Catch::Contains("is in us, expected bytes"));
   }
   SECTION("a row with the wrong number of fields") {
     CHECK_THAT(error_of(kMeta + "op,sms\nread,1,2\n"),
                Catch::Contains("m.csv:5:1") && Catch::Contains("3 fields"));
   }
-  SECTION("no header row") {
-    CHECK_THAT(error_of(kMeta), Catch::Contains("no header row"));
-  }
+  SECTION("no header row") { CHECK_THAT(error_of(kMeta), Catch::Contains("no header row")); }
 }
 
 TEST_CASE("every committed H200 file reads") {
-  for (const char* f : {"hbm.csv", "l2.csv", "launch.csv", "gemm.csv", "peer_ce.csv", "peer_tma.csv",
-                        "peer_ldst.csv", "flag.csv", "nccl.csv", "ag_gemm.csv", "gemm_rs.csv",
-                        "interference.csv", "put_signal.csv"}) {
+  for (const char* f : {"hbm.csv", "l2.csv", "launch.csv", "gemm.csv", "peer_ce.csv",
+                        "peer_tma.csv", "peer_ldst.csv", "flag.csv", "nccl.csv", "ag_gemm.csv",
+                        "gemm_rs.csv", "interference.csv", "put_signal.csv"}) {
     INFO(f);
     const MeasurementTable t =
         MeasurementTable::load_file(std::string(MGSIM_SOURCE_DIR) + "/validate/data/h200/" + f);

@@ -13,14 +13,19 @@ constexpr int kWorld = 2;
 struct AgGemmCase {
   int m_total, n_local, k;
 };
-inline std::vector<AgGemmCase> ag_gemm_cases() { return {{8192, 4096, 8192}, {16384, 2048, 8192}, {16384, 8192, 8192}}; }
+inline std::vector<AgGemmCase> ag_gemm_cases() {
+  return {{8192, 4096, 8192}, {16384, 2048, 8192}, {16384, 8192, 8192}};
+}
 
 // GEMM reduce-scatter: each rank holds K/world of A's columns and B's; it computes the partial
-// C[M x N] = A_r * B_r^T and the partials are summed, rank r keeping rows [r M/world, (r+1) M/world).
+// C[M x N] = A_r * B_r^T and the partials are summed, rank r keeping rows [r M/world, (r+1)
+// M/world).
 struct GemmRsCase {
   int m_total, n, k_total;
 };
-inline std::vector<GemmRsCase> gemm_rs_cases() { return {{8192, 8192, 8192}, {16384, 8192, 8192}, {16384, 4096, 16384}}; }
+inline std::vector<GemmRsCase> gemm_rs_cases() {
+  return {{8192, 8192, 8192}, {16384, 8192, 8192}, {16384, 4096, 16384}};
+}
 
 // Chunks per peer shard in the overlapped schedules.
 inline std::vector<int> overlap_chunks() { return {1, 2, 4, 8}; }

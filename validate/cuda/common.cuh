@@ -22,14 +22,14 @@
 #include <utility>
 #include <vector>
 
-#define CUDA_CHECK(call)                                                                         \
-  do {                                                                                           \
-    cudaError_t err_ = (call);                                                                   \
-    if (err_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                 \
-                   cudaGetErrorString(err_));                                                    \
-      std::exit(2);                                                                              \
-    }                                                                                            \
+#define CUDA_CHECK(call)                                                        \
+  do {                                                                          \
+    cudaError_t err_ = (call);                                                  \
+    if (err_ != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                                   \
+      std::exit(2);                                                             \
+    }                                                                           \
   } while (0)
 
 // After every kernel launch: catches bad launch configurations at once.
@@ -84,7 +84,8 @@ Stats repeat(F&& once, RepeatOpts o = {}) {
   for (int i = 0; i < o.warmup; ++i) once();
   std::vector<double> t;
   double total_us = 0;
-  while (int(t.size()) < o.max_reps && (int(t.size()) < o.min_reps || total_us < o.budget_ms * 1e3)) {
+  while (int(t.size()) < o.max_reps &&
+         (int(t.size()) < o.min_reps || total_us < o.budget_ms * 1e3)) {
     double us = once();
     t.push_back(us);
     total_us += us;
@@ -181,7 +182,8 @@ class Nvml {
     init_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
     by_pci_ = reinterpret_cast<int (*)(const char*, void**)>(
         dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
-    clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
+    clock_ =
+        reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
     max_clock_ =
         reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetMaxClockInfo"));
     driver_ = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib_, "nvmlSystemGetDriverVersion"));
@@ -301,9 +303,11 @@ class Csv {
       std::exit(2);
     }
     std::fprintf(f_, "# file: %s\n# what: %s\n", name.c_str(), what.c_str());
-    for (auto& kv : device_meta(devices)) std::fprintf(f_, "# %s: %s\n", kv.first.c_str(), kv.second.c_str());
+    for (auto& kv : device_meta(devices))
+      std::fprintf(f_, "# %s: %s\n", kv.first.c_str(), kv.second.c_str());
     for (auto& kv : extra) std::fprintf(f_, "# %s: %s\n", kv.first.c_str(), kv.second.c_str());
-    std::fprintf(f_, "# date_utc: %s\n# command: %s\n", utc_now().c_str(), command_line(argc, argv).c_str());
+    std::fprintf(f_, "# date_utc: %s\n# command: %s\n", utc_now().c_str(),
+                 command_line(argc, argv).c_str());
     std::fprintf(f_, "%s\n", columns.c_str());
     std::fflush(f_);
     std::printf("[%s] %s\n", name_.c_str(), columns.c_str());
@@ -333,7 +337,8 @@ class Csv {
 
 // The statistics columns every file uses for a time: "<prefix>_median,_min,_max,_p10,_p90".
 inline std::string stat_cols(const std::string& prefix) {
-  return prefix + "_median," + prefix + "_min," + prefix + "_max," + prefix + "_p10," + prefix + "_p90";
+  return prefix + "_median," + prefix + "_min," + prefix + "_max," + prefix + "_p10," + prefix +
+         "_p90";
 }
 inline std::string stat_vals(const Stats& s) {
   char buf[160];
@@ -359,13 +364,16 @@ inline uint32_t pattern_sum(size_t n_words, uint32_t seed) {
 }
 
 __global__ void fill_pattern_kernel(uint32_t* p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
     p[i] = pattern_word(i, seed);
 }
 
-__global__ void count_mismatch_kernel(const uint32_t* p, size_t n, uint32_t seed, unsigned long long* bad) {
+__global__ void count_mismatch_kernel(const uint32_t* p, size_t n, uint32_t seed,
+                                      unsigned long long* bad) {
   unsigned long long local = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
     local += p[i] != pattern_word(i, seed);
   if (local) atomicAdd(bad, local);
 }

@@ -32,7 +32,9 @@ __device__ inline uint64_t now_ns() {
 }
 
 enum Sync : int { kVolatile = 0, kReleaseAcquire = 1, kAtomic = 2 };
-const char* sync_name(int s) { return s == kVolatile ? "volatile" : s == kReleaseAcquire ? "release_acquire" : "atomic"; }
+const char* sync_name(int s) {
+  return s == kVolatile ? "volatile" : s == kReleaseAcquire ? "release_acquire" : "atomic";
+}
 
 __device__ inline void flag_store(unsigned* p, unsigned v, int sync) {
   if (sync == kVolatile) {
@@ -72,7 +74,8 @@ struct PingResult {
 };
 
 // One thread per side; CTA b plays sides[b] (a cross-GPU launch has one CTA, same_gpu has two).
-__global__ void pingpong_kernel(Side s0, Side s1, int iters, int warmup, int sync, PingResult* res) {
+__global__ void pingpong_kernel(Side s0, Side s1, int iters, int warmup, int sync,
+                                PingResult* res) {
   if (threadIdx.x != 0) return;
   Side s = blockIdx.x == 0 ? s0 : s1;
   uint64_t t0 = 0;
@@ -90,10 +93,10 @@ __global__ void pingpong_kernel(Side s0, Side s1, int iters, int warmup, int syn
 
 // put-then-signal ping-pong; every CTA of both kernels runs this. `out` is the peer's receive
 // buffer, `in_counter` this GPU's counter, `out_counter` the peer's.
-__global__ void __launch_bounds__(kThreads) put_signal_kernel(const uint4* __restrict__ src, uint4* out,
-                                                              size_t n16, unsigned* in_counter, unsigned* out_counter,
-                                                              int iters, int warmup, int initiator,
-                                                              PingResult* res) {
+__global__ void __launch_bounds__(kThreads)
+    put_signal_kernel(const uint4* __restrict__ src, uint4* out, size_t n16, unsigned* in_counter,
+                      unsigned* out_counter, int iters, int warmup, int initiator,
+                      PingResult* res) {
   __shared__ int failed;
   const unsigned ctas = gridDim.x;
   // This CTA's slice of the message.
@@ -104,7 +107,8 @@ __global__ void __launch_bounds__(kThreads) put_signal_kernel(const uint4* __res
   for (int i = 1; i <= warmup + iters; ++i) {
     if (initiator && i == warmup + 1 && blockIdx.x == 0 && threadIdx.x == 0) t0 = now_ns();
     if (!initiator) {
-      if (threadIdx.x == 0 && !wait_at_least(in_counter, unsigned(i) * ctas, kReleaseAcquire)) failed = 1;
+      if (threadIdx.x == 0 && !wait_at_least(in_counter, unsigned(i) * ctas, kReleaseAcquire))
+        failed = 1;
       __syncthreads();
       if (failed) break;
     }
@@ -113,7 +117,8 @@ __global__ void __launch_bounds__(kThreads) put_signal_kernel(const uint4* __res
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd_system(out_counter, 1u);
     if (initiator) {
-      if (threadIdx.x == 0 && !wait_at_least(in_counter, unsigned(i) * ctas, kReleaseAcquire)) failed = 1;
+      if (threadIdx.x == 0 && !wait_at_least(in_counter, unsigned(i) * ctas, kReleaseAcquire))
+        failed = 1;
       __syncthreads();
       if (failed) break;
     }
@@ -152,7 +157,8 @@ void sync_both() {
 
 void measure_flags(int argc, char** argv, Two& t, const Meta& meta) {
   Csv csv(argc, argv, "flag.csv",
-          "Flag ping-pong latency between GPU 0 and GPU 1 (one thread each side); see flag.cu", {0, 1}, meta,
+          "Flag ping-pong latency between GPU 0 and GPU 1 (one thread each side); see flag.cu",
+          {0, 1}, meta,
           "location,sync,round_trips," + stat_cols("round_trip_us") + ",one_way_us_median,reps,ok");
   const int iters = 20000, warmup = 200, reps = 5;
   for (const char* loc : {"write_remote_poll_local", "write_local_poll_remote", "same_gpu"}) {
@@ -189,16 +195,20 @@ void measure_flags(int argc, char** argv, Two& t, const Meta& meta) {
       }
       Stats st = summarize(rt);
       if (!ok) std::fprintf(stderr, "VERIFY FAILED: flag %s %s timed out\n", loc, sync_name(sync));
-      csv.row("%s,%s,%d,%s,%.4f,%d,%d", loc, sync_name(sync), iters, stat_vals(st).c_str(), st.median / 2, st.n, ok);
+      csv.row("%s,%s,%d,%s,%.4f,%d,%d", loc, sync_name(sync), iters, stat_vals(st).c_str(),
+              st.median / 2, st.n, ok);
     }
   }
 }
 
 void measure_put_signal(int argc, char** argv, Two& t, int num_sms, const Meta& meta) {
   Csv csv(argc, argv, "put_signal.csv",
-          "Put-then-signal ping-pong GPU0<->GPU1: ld/st put of `bytes` over `sms` CTAs, fence, one counter "
+          "Put-then-signal ping-pong GPU0<->GPU1: ld/st put of `bytes` over `sms` CTAs, fence, one "
+          "counter "
           "add per CTA; see flag.cu",
-          {0, 1}, meta, "bytes,sms,iterations," + stat_cols("round_trip_us") + ",one_way_us_median,gbps_one_way,reps,ok");
+          {0, 1}, meta,
+          "bytes,sms,iterations," + stat_cols("round_trip_us") +
+              ",one_way_us_median,gbps_one_way,reps,ok");
   const size_t max_bytes = 256 * MiB;
   void* src[2];
   void* rcv[2];
@@ -225,14 +235,14 @@ void measure_put_signal(int argc, char** argv, Two& t, int num_sms, const Meta& 
         size_t n16 = bytes / 16;
         {
           DeviceScope ds(1);
-          put_signal_kernel<<<sms, kThreads, kExclusiveSmem>>>(static_cast<const uint4*>(src[1]),
-                                                               static_cast<uint4*>(rcv[0]), n16, t.flags[1],
-                                                               t.flags[0], iters, warmup, 0, t.res1);
+          put_signal_kernel<<<sms, kThreads, kExclusiveSmem>>>(
+              static_cast<const uint4*>(src[1]), static_cast<uint4*>(rcv[0]), n16, t.flags[1],
+              t.flags[0], iters, warmup, 0, t.res1);
           LAUNCH_CHECK();
         }
-        put_signal_kernel<<<sms, kThreads, kExclusiveSmem>>>(static_cast<const uint4*>(src[0]),
-                                                             static_cast<uint4*>(rcv[1]), n16, t.flags[0],
-                                                             t.flags[1], iters, warmup, 1, t.res);
+        put_signal_kernel<<<sms, kThreads, kExclusiveSmem>>>(
+            static_cast<const uint4*>(src[0]), static_cast<uint4*>(rcv[1]), n16, t.flags[0],
+            t.flags[1], iters, warmup, 1, t.res);
         LAUNCH_CHECK();
         sync_both();
         PingResult a = fetch(t.res), b = fetch(t.res1);
@@ -242,8 +252,8 @@ void measure_put_signal(int argc, char** argv, Two& t, int num_sms, const Meta& 
       ok &= report_check("put_signal 0to1", count_mismatches(1, rcv[1], bytes, seed[0]));
       ok &= report_check("put_signal 1to0", count_mismatches(0, rcv[0], bytes, seed[1]));
       Stats st = summarize(rt);
-      csv.row("%zu,%d,%d,%s,%.4f,%.2f,%d,%d", bytes, sms, iters, stat_vals(st).c_str(), st.median / 2,
-              gbps(double(bytes), st.median / 2), st.n, ok);
+      csv.row("%zu,%d,%d,%s,%.4f,%.2f,%d,%d", bytes, sms, iters, stat_vals(st).c_str(),
+              st.median / 2, gbps(double(bytes), st.median / 2), st.n, ok);
     }
   }
   for (int g = 0; g < 2; ++g) {
@@ -259,11 +269,13 @@ int main(int argc, char** argv) {
   int num_sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, 0));
   Two t;
-  for (int g = 0; g < 2; ++g) t.flags[g] = static_cast<unsigned*>(device_alloc(g, 2 * sizeof(unsigned)));
+  for (int g = 0; g < 2; ++g)
+    t.flags[g] = static_cast<unsigned*>(device_alloc(g, 2 * sizeof(unsigned)));
   t.res = static_cast<PingResult*>(device_alloc(0, sizeof(PingResult)));
   t.res1 = static_cast<PingResult*>(device_alloc(1, sizeof(PingResult)));
   CUDA_CHECK(cudaSetDevice(0));
   measure_flags(argc, argv, t, concat(p2p, {{"timer", "%globaltimer inside the initiator"}}));
-  measure_put_signal(argc, argv, t, num_sms, concat(p2p, {{"timer", "%globaltimer inside the initiator's CTA 0"}}));
+  measure_put_signal(argc, argv, t, num_sms,
+                     concat(p2p, {{"timer", "%globaltimer inside the initiator's CTA 0"}}));
   return 0;
 }

@@ -50,10 +50,14 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   Csv csv(argc, argv, "gemm.csv",
-          "cuBLAS bf16 GEMM on GPU 0: C[MxN] = A[MxK] * B[NxK]^T, bf16 in/out, fp32 accumulate, random inputs",
-          {kDev}, {{"cublas_version", cublas_version_string(h)}, {"layout", "row-major A[MxK], B[NxK], C[MxN] (cuBLAS TN)"},
-                   {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, default workspace"}},
-          "m,n,k,dtype,flop," + stat_cols("time_us") + ",tflops_median,tflops_best,reps,sm_clock_mhz_end,power_w_end,ok");
+          "cuBLAS bf16 GEMM on GPU 0: C[MxN] = A[MxK] * B[NxK]^T, bf16 in/out, fp32 accumulate, "
+          "random inputs",
+          {kDev},
+          {{"cublas_version", cublas_version_string(h)},
+           {"layout", "row-major A[MxK], B[NxK], C[MxN] (cuBLAS TN)"},
+           {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, default workspace"}},
+          "m,n,k,dtype,flop," + stat_cols("time_us") +
+              ",tflops_median,tflops_best,reps,sm_clock_mhz_end,power_w_end,ok");
   Nvml nvml;
 
   size_t max_a = 0, max_b = 0, max_c = 0;
@@ -79,9 +83,11 @@ int main(int argc, char** argv) {
     o.min_reps = 7;
     o.max_reps = 50;
     o.budget_ms = 250;
-    Stats st = time_stream(kDev, s, [&] { gemm_bf16(h, s, m, n, k, A, B, C, n); }, o);
+    Stats st = time_stream(
+        kDev, s, [&] { gemm_bf16(h, s, m, n, k, A, B, C, n); }, o);
     CUDA_CHECK(cudaStreamSynchronize(s));
-    const long clock = nvml.clock_mhz(kDev, 1, false), power = nvml.power_w(kDev);  // read while still hot
+    const long clock = nvml.clock_mhz(kDev, 1, false),
+               power = nvml.power_w(kDev);  // read while still hot
     int ok = check_gemm(kDev, C, m, n, n, 0, 0, ref);
     csv.row("%d,%d,%d,bf16,%.0f,%s,%.1f,%.1f,%d,%ld,%ld,%d", m, n, k, flop, stat_vals(st).c_str(),
             flop / st.median * 1e-6, flop / st.min * 1e-6, st.n, clock, power, ok);

@@ -11,13 +11,13 @@
 
 #include "common.cuh"
 
-#define CUBLAS_CHECK(call)                                                                   \
-  do {                                                                                       \
-    cublasStatus_t st_ = (call);                                                             \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                      \
+#define CUBLAS_CHECK(call)                                                                        \
+  do {                                                                                            \
+    cublasStatus_t st_ = (call);                                                                  \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                           \
       std::fprintf(stderr, "%s:%d: %s failed: status %d\n", __FILE__, __LINE__, #call, int(st_)); \
-      std::exit(2);                                                                          \
-    }                                                                                        \
+      std::exit(2);                                                                               \
+    }                                                                                             \
   } while (0)
 
 namespace mgbench {
@@ -48,17 +48,18 @@ inline float host_bf16_round(float f) {
 
 // Element (r, c) of a logical matrix with global leading dimension ld_global; the buffer holds the
 // block of rows x cols starting at (row0, col0), stored contiguously with leading dimension cols.
-__global__ void fill_bf16_kernel(bf16* p, size_t rows, size_t cols, size_t row0, size_t col0, size_t ld_global,
-                                 uint32_t seed) {
+__global__ void fill_bf16_kernel(bf16* p, size_t rows, size_t cols, size_t row0, size_t col0,
+                                 size_t ld_global, uint32_t seed) {
   size_t n = rows * cols;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     size_t r = i / cols, c = i % cols;
     p[i] = __float2bfloat16_rn(hash_unit((row0 + r) * ld_global + col0 + c, seed));
   }
 }
 
-inline void fill_bf16(int device, bf16* p, size_t rows, size_t cols, size_t row0, size_t col0, size_t ld_global,
-                      uint32_t seed) {
+inline void fill_bf16(int device, bf16* p, size_t rows, size_t cols, size_t row0, size_t col0,
+                      size_t ld_global, uint32_t seed) {
   DeviceScope ds(device);
   fill_bf16_kernel<<<2048, 256>>>(p, rows, cols, row0, col0, ld_global, seed);
   LAUNCH_CHECK();
@@ -66,13 +67,14 @@ inline void fill_bf16(int device, bf16* p, size_t rows, size_t cols, size_t row0
 }
 
 // C[M x N] (leading dimension ldc) = A[M x K] * B[N x K]^T on `stream`.
-inline void gemm_bf16(cublasHandle_t h, cudaStream_t stream, int M, int N, int K, const bf16* A, const bf16* B,
-                      bf16* C, int ldc) {
+inline void gemm_bf16(cublasHandle_t h, cudaStream_t stream, int M, int N, int K, const bf16* A,
+                      const bf16* B, bf16* C, int ldc) {
   const float one = 1.0f, zero = 0.0f;
   CUBLAS_CHECK(cublasSetStream(h, stream));
   // cuBLAS is column-major: compute C^T (N x M) = B (N x K, "T" of a K x N column-major) * A^T.
-  CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16BF, K, A, CUDA_R_16BF, K, &zero,
-                            C, CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16BF, K, A,
+                            CUDA_R_16BF, K, &zero, C, CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT));
 }
 
 // The logical problem a check compares against: A_global[i][k] = hash(i * K + k, seed_a),
@@ -83,17 +85,18 @@ struct GemmRef {
   double at(size_t i, size_t j) const {
     double acc = 0;
     for (size_t k = 0; k < K; ++k)
-      acc += double(host_bf16_round(hash_unit(i * K + k, seed_a))) * double(host_bf16_round(hash_unit(j * K + k, seed_b)));
+      acc += double(host_bf16_round(hash_unit(i * K + k, seed_a))) *
+             double(host_bf16_round(hash_unit(j * K + k, seed_b)));
     return acc;
   }
 };
 
 // Compares `samples` entries of a device C block against the reference. c_row0/c_col0 place the
 // block in the logical C; the block is c_rows x c_cols with leading dimension ldc. Returns 1 when
-// ||out - ref|| / ||ref|| < 1e-2 over the samples (bf16 output rounding gives ~2e-3) and no sample is
-// NaN (the poison), else prints why and returns 0.
-inline int check_gemm(int device, const bf16* C, size_t c_rows, size_t c_cols, size_t ldc, size_t c_row0,
-                      size_t c_col0, const GemmRef& ref, int samples = 48) {
+// ||out - ref|| / ||ref|| < 1e-2 over the samples (bf16 output rounding gives ~2e-3) and no sample
+// is NaN (the poison), else prints why and returns 0.
+inline int check_gemm(int device, const bf16* C, size_t c_rows, size_t c_cols, size_t ldc,
+                      size_t c_row0, size_t c_col0, const GemmRef& ref, int samples = 48) {
   DeviceScope ds(device);
   double num = 0, den = 0;
   uint64_t state = 0x9E3779B97F4A7C15ull ^ (c_rows * 31 + c_cols);
@@ -109,7 +112,8 @@ inline int check_gemm(int device, const bf16* C, size_t c_rows, size_t c_cols, s
     double got = double(__bfloat162float(v));
     double want = ref.at(c_row0 + r, c_col0 + c);
     if (std::isnan(got)) {
-      std::fprintf(stderr, "VERIFY FAILED: gemm C[%zu][%zu] is NaN (unwritten)\n", c_row0 + r, c_col0 + c);
+      std::fprintf(stderr, "VERIFY FAILED: gemm C[%zu][%zu] is NaN (unwritten)\n", c_row0 + r,
+                   c_col0 + c);
       return 0;
     }
     num += (got - want) * (got - want);

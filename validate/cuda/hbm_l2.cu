@@ -27,12 +27,15 @@ RepeatOpts hbm_opts() {
 }
 
 void measure_hbm(int argc, char** argv, int num_sms) {
-  Csv csv(argc, argv, "hbm.csv",
-          "HBM bandwidth of GPU 0 by SM count: read (sum of words), write (pattern), copy (dst=src); "
-          "one 1024-thread CTA per SM, 16-byte accesses, 4 in flight per thread",
-          {kDev}, {{"bytes_moved", "read: buffer bytes; write: buffer bytes; copy: 2 x buffer bytes (read + write)"}},
-          "op,sms,ctas_per_sm,threads_per_cta,buffer_bytes,bytes_moved," + stat_cols("time_us") +
-              ",gbps_median,gbps_best,reps,ok");
+  Csv csv(
+      argc, argv, "hbm.csv",
+      "HBM bandwidth of GPU 0 by SM count: read (sum of words), write (pattern), copy (dst=src); "
+      "one 1024-thread CTA per SM, 16-byte accesses, 4 in flight per thread",
+      {kDev},
+      {{"bytes_moved",
+        "read: buffer bytes; write: buffer bytes; copy: 2 x buffer bytes (read + write)"}},
+      "op,sms,ctas_per_sm,threads_per_cta,buffer_bytes,bytes_moved," + stat_cols("time_us") +
+          ",gbps_median,gbps_best,reps,ok");
   const size_t max_bytes = 2 * GiB;
   void* a = device_alloc(kDev, max_bytes);
   void* b = device_alloc(kDev, max_bytes);
@@ -46,17 +49,22 @@ void measure_hbm(int argc, char** argv, int num_sms) {
     size_t bytes = std::min(max_bytes, std::max(256 * MiB, size_t(sms) * 16 * MiB));
     size_t words16 = bytes / 16;
     auto emit = [&](const char* op, size_t moved, const Stats& st, int ok) {
-      csv.row("%s,%d,1,%d,%zu,%zu,%s,%.1f,%.1f,%d,%d", op, sms, kThreads, bytes, moved, stat_vals(st).c_str(),
-              gbps(double(moved), st.median), gbps(double(moved), st.min), st.n, ok);
+      csv.row("%s,%d,1,%d,%zu,%zu,%s,%.1f,%.1f,%d,%d", op, sms, kThreads, bytes, moved,
+              stat_vals(st).c_str(), gbps(double(moved), st.median), gbps(double(moved), st.min),
+              st.n, ok);
     };
 
     // read
     CUDA_CHECK(cudaMemset(sum, 0, sizeof *sum));
     int calls = 0;
-    Stats st = time_stream(kDev, s, [&] {
-      read_kernel<<<sms, kThreads, kExclusiveSmem, s>>>(static_cast<const uint4*>(a), words16, words16, sum);
-      ++calls;
-    }, hbm_opts());
+    Stats st = time_stream(
+        kDev, s,
+        [&] {
+          read_kernel<<<sms, kThreads, kExclusiveSmem, s>>>(static_cast<const uint4*>(a), words16,
+                                                            words16, sum);
+          ++calls;
+        },
+        hbm_opts());
     uint32_t got = 0;
     CUDA_CHECK(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
     uint32_t want = uint32_t(calls) * pattern_sum(bytes / 4, kSeed);
@@ -66,14 +74,20 @@ void measure_hbm(int argc, char** argv, int num_sms) {
 
     // write
     poison(kDev, b, bytes);
-    st = time_stream(kDev, s, [&] {
-      write_kernel<<<sms, kThreads, kExclusiveSmem, s>>>(static_cast<uint4*>(b), words16, kSeed + 1);
-    }, hbm_opts());
-    emit("write", bytes, st, report_check("hbm write", count_mismatches(kDev, b, bytes, kSeed + 1)));
+    st = time_stream(
+        kDev, s,
+        [&] {
+          write_kernel<<<sms, kThreads, kExclusiveSmem, s>>>(static_cast<uint4*>(b), words16,
+                                                             kSeed + 1);
+        },
+        hbm_opts());
+    emit("write", bytes, st,
+         report_check("hbm write", count_mismatches(kDev, b, bytes, kSeed + 1)));
 
     // copy
     poison(kDev, b, bytes);
-    st = time_stream(kDev, s, [&] { launch_ldst_copy(a, b, bytes, sms, s, 1); }, hbm_opts());
+    st = time_stream(
+        kDev, s, [&] { launch_ldst_copy(a, b, bytes, sms, s, 1); }, hbm_opts());
     emit("copy", 2 * bytes, st, report_check("hbm copy", count_mismatches(kDev, b, bytes, kSeed)));
   }
   CUDA_CHECK(cudaStreamDestroy(s));
@@ -83,12 +97,14 @@ void measure_hbm(int argc, char** argv, int num_sms) {
 }
 
 void measure_l2(int argc, char** argv, int num_sms) {
-  Csv csv(argc, argv, "l2.csv",
-          "Read bandwidth of GPU 0 on all SMs by working-set size: one launch re-reads the working set "
-          "until 4 GiB are read (ld.global.cg, L1 bypassed); small sets hit in L2, large ones stream HBM",
-          {kDev}, {{"offset_bytes", "start of the working set from a 2 MiB-aligned allocation"}},
-          "working_set_bytes,offset_bytes,sms,bytes_read_per_launch," + stat_cols("time_us") +
-              ",gbps_median,gbps_best,reps,ok");
+  Csv csv(
+      argc, argv, "l2.csv",
+      "Read bandwidth of GPU 0 on all SMs by working-set size: one launch re-reads the working set "
+      "until 4 GiB are read (ld.global.cg, L1 bypassed); small sets hit in L2, large ones stream "
+      "HBM",
+      {kDev}, {{"offset_bytes", "start of the working set from a 2 MiB-aligned allocation"}},
+      "working_set_bytes,offset_bytes,sms,bytes_read_per_launch," + stat_cols("time_us") +
+          ",gbps_median,gbps_best,reps,ok");
   const size_t max_ws = 512 * MiB, max_offset = 1 * MiB;
   const size_t total_bytes = 4 * GiB;
   char* a = static_cast<char*>(device_alloc(kDev, max_ws + max_offset));
@@ -98,7 +114,8 @@ void measure_l2(int argc, char** argv, int num_sms) {
   std::vector<std::pair<size_t, size_t>> cases;  // (working set, offset)
   for (size_t ws = 1 * MiB; ws <= max_ws; ws *= 2) cases.push_back({ws, 0});
   // Finer steps around the 60 MiB capacity, where the hit rate falls.
-  for (size_t m : {24, 40, 48, 56, 60, 62, 63, 65, 66, 68, 72, 80, 96}) cases.push_back({m * MiB, 0});
+  for (size_t m : {24, 40, 48, 56, 60, 62, 63, 65, 66, 68, 72, 80, 96})
+    cases.push_back({m * MiB, 0});
   // 64 MiB read faster than 56 MiB in the first run: does the alignment of the set matter?
   for (size_t off : {4 * KiB, 1 * MiB}) cases.push_back({64 * MiB, off});
   std::sort(cases.begin(), cases.end());
@@ -111,15 +128,19 @@ void measure_l2(int argc, char** argv, int num_sms) {
     const uint4* p = reinterpret_cast<const uint4*>(a + off);
     CUDA_CHECK(cudaMemset(sum, 0, sizeof *sum));
     int calls = 0;
-    Stats st = time_stream(kDev, s, [&] {
-      read_kernel<<<num_sms, kThreads, kExclusiveSmem, s>>>(p, words, words * passes, sum);
-      ++calls;
-    }, hbm_opts());
+    Stats st = time_stream(
+        kDev, s,
+        [&] {
+          read_kernel<<<num_sms, kThreads, kExclusiveSmem, s>>>(p, words, words * passes, sum);
+          ++calls;
+        },
+        hbm_opts());
     uint32_t got = 0;
     CUDA_CHECK(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
     uint32_t want = uint32_t(calls) * uint32_t(passes) * pattern_sum(ws / 4, kSeed);
     int ok = got == want;
-    if (!ok) std::fprintf(stderr, "VERIFY FAILED: l2 read sum %u, want %u (ws %zu)\n", got, want, ws);
+    if (!ok)
+      std::fprintf(stderr, "VERIFY FAILED: l2 read sum %u, want %u (ws %zu)\n", got, want, ws);
     size_t moved = ws * passes;
     csv.row("%zu,%zu,%d,%zu,%s,%.1f,%.1f,%d,%d", ws, off, num_sms, moved, stat_vals(st).c_str(),
             gbps(double(moved), st.median), gbps(double(moved), st.min), st.n, ok);

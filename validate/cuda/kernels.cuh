@@ -32,8 +32,8 @@ void allow_dynamic_smem(Kernel kernel, size_t bytes = kExclusiveSmem) {
 // Virtual index v < total reads word v mod n: with total == n it is one plain pass, with
 // total == k * n it re-reads a working set of n words k times in one launch (the L2 measurement).
 // The modulo is carried incrementally (one division per thread), keeping the loop to adds.
-__global__ void __launch_bounds__(kThreads) read_kernel(const uint4* __restrict__ p, size_t n,
-                                                        size_t total, uint32_t* sum) {
+__global__ void __launch_bounds__(kThreads)
+    read_kernel(const uint4* __restrict__ p, size_t n, size_t total, uint32_t* sum) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   const size_t step = stride % n;
   size_t v = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -63,7 +63,8 @@ __global__ void __launch_bounds__(kThreads) read_kernel(const uint4* __restrict_
 }
 
 // Writes the pattern (seed) into n 16-byte words.
-__global__ void __launch_bounds__(kThreads) write_kernel(uint4* __restrict__ p, size_t n, uint32_t seed) {
+__global__ void __launch_bounds__(kThreads)
+    write_kernel(uint4* __restrict__ p, size_t n, uint32_t seed) {
   size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += stride) {
     size_t w = 4 * i;
@@ -75,8 +76,8 @@ __global__ void __launch_bounds__(kThreads) write_kernel(uint4* __restrict__ p, 
 // dst[i] = src[i] for n 16-byte words, `repeats` times over (a persistent transfer that keeps its
 // SMs for the whole run); either pointer may be peer memory (a put writes the peer, a get reads
 // it). All loads of an unrolled group are issued before any store.
-__global__ void __launch_bounds__(kThreads) copy_kernel(const uint4* __restrict__ src,
-                                                        uint4* __restrict__ dst, size_t n, int repeats) {
+__global__ void __launch_bounds__(kThreads)
+    copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, size_t n, int repeats) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (int r = 0; r < repeats; ++r) {
     size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -92,9 +93,10 @@ __global__ void __launch_bounds__(kThreads) copy_kernel(const uint4* __restrict_
 }
 
 // Launches copy_kernel on `sms` SMs (one CTA each).
-inline void launch_ldst_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s, int repeats = 1) {
-  copy_kernel<<<sms, kThreads, kExclusiveSmem, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
-                                                    bytes / 16, repeats);
+inline void launch_ldst_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s,
+                             int repeats = 1) {
+  copy_kernel<<<sms, kThreads, kExclusiveSmem, s>>>(static_cast<const uint4*>(src),
+                                                    static_cast<uint4*>(dst), bytes / 16, repeats);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,15 +105,19 @@ constexpr int kTmaStages = 6;
 constexpr uint32_t kTmaChunk = 32 * 1024;
 constexpr size_t kTmaSmem = size_t(kTmaStages) * kTmaChunk;
 
-__device__ inline uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+__device__ inline uint32_t smem_addr(const void* p) {
+  return uint32_t(__cvta_generic_to_shared(p));
+}
 
 __device__ inline void mbar_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
+               : "memory");
 }
 
 // Arms the barrier for `bytes` of incoming bulk-copy data and arrives once.
 __device__ inline void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
                : "memory");
 }
 
@@ -119,7 +125,8 @@ __device__ inline void mbar_wait(uint64_t* bar, uint32_t parity) {
   uint32_t done = 0;
   while (!done) {
     asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, "
+        "1, 0, p;\n}\n"
         : "=r"(done)
         : "r"(smem_addr(bar)), "r"(parity)
         : "memory");
@@ -127,10 +134,11 @@ __device__ inline void mbar_wait(uint64_t* bar, uint32_t parity) {
 }
 
 // global -> shared, completing on `bar` (complete_tx).
-__device__ inline void bulk_load(void* smem_dst, const void* gmem_src, uint32_t bytes, uint64_t* bar) {
+__device__ inline void bulk_load(void* smem_dst, const void* gmem_src, uint32_t bytes,
+                                 uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-          smem_addr(smem_dst)),
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(smem_dst)),
       "l"(__cvta_generic_to_global(gmem_src)), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
 }
@@ -154,13 +162,15 @@ __device__ inline void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 
 // Copies `bytes` (a multiple of 16) from src to dst in chunks of up to kTmaChunk, `repeats` times
 // over; chunk c goes to CTA c % gridDim.x. Per CTA a ring of kTmaStages buffers: kTmaStages-1
 // loads are in flight while the store of the oldest buffer drains. One thread does all the work.
-__global__ void tma_copy_kernel(const char* __restrict__ src, char* __restrict__ dst, size_t bytes, int repeats) {
+__global__ void tma_copy_kernel(const char* __restrict__ src, char* __restrict__ dst, size_t bytes,
+                                int repeats) {
   extern __shared__ __align__(128) unsigned char stage_buf[];
   __shared__ __align__(8) uint64_t bar[kTmaStages];
   if (threadIdx.x != 0) return;
 
   const size_t n_chunks = (bytes + kTmaChunk - 1) / kTmaChunk;
-  const size_t per_pass = blockIdx.x < n_chunks ? (n_chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  const size_t per_pass =
+      blockIdx.x < n_chunks ? (n_chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   const size_t my_n = per_pass * size_t(repeats);  // this CTA's chunk sequence over all passes
   if (my_n == 0) return;
   for (int s = 0; s < kTmaStages; ++s) mbar_init(&bar[s], 1);
@@ -168,7 +178,9 @@ __global__ void tma_copy_kernel(const char* __restrict__ src, char* __restrict__
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 
-  auto offset = [&](size_t j) { return (blockIdx.x + (j % per_pass) * gridDim.x) * size_t(kTmaChunk); };
+  auto offset = [&](size_t j) {
+    return (blockIdx.x + (j % per_pass) * gridDim.x) * size_t(kTmaChunk);
+  };
   auto length = [&](size_t j) { return uint32_t(min(size_t(kTmaChunk), bytes - offset(j))); };
   auto load = [&](size_t j) {
     int s = int(j % kTmaStages);
@@ -190,9 +202,11 @@ __global__ void tma_copy_kernel(const char* __restrict__ src, char* __restrict__
   bulk_wait_all();  // stores complete before the CTA exits
 }
 
-inline void launch_tma_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s, int repeats = 1) {
+inline void launch_tma_copy(const void* src, void* dst, size_t bytes, int sms, cudaStream_t s,
+                            int repeats = 1) {
   // One warp per CTA: only lane 0 issues, the rest exit at once.
-  tma_copy_kernel<<<sms, 32, kTmaSmem, s>>>(static_cast<const char*>(src), static_cast<char*>(dst), bytes, repeats);
+  tma_copy_kernel<<<sms, 32, kTmaSmem, s>>>(static_cast<const char*>(src), static_cast<char*>(dst),
+                                            bytes, repeats);
 }
 
 // Call once per device before launching the kernels above.

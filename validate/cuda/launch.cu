@@ -49,11 +49,14 @@ RepeatOpts opts(int reps) {
 
 int main(int argc, char** argv) {
   CUDA_CHECK(cudaSetDevice(kDev));
-  Csv csv(argc, argv, "launch.csv", "Kernel launch cost on GPU 0 (see launch.cu for the modes)", {kDev}, {},
-          "kernel,mode,grid_ctas,threads_per_cta,launches_per_rep," + stat_cols("us_per_launch") + ",reps,ok");
+  Csv csv(argc, argv, "launch.csv", "Kernel launch cost on GPU 0 (see launch.cu for the modes)",
+          {kDev}, {},
+          "kernel,mode,grid_ctas,threads_per_cta,launches_per_rep," + stat_cols("us_per_launch") +
+              ",reps,ok");
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  unsigned long long* counter = static_cast<unsigned long long*>(device_alloc(kDev, sizeof(unsigned long long)));
+  unsigned long long* counter =
+      static_cast<unsigned long long*>(device_alloc(kDev, sizeof(unsigned long long)));
   EventPair ev(kDev);
 
   for (Launcher launch : {Launcher{"empty", nullptr}, Launcher{"tick", counter}}) {
@@ -67,47 +70,56 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaMemcpy(&got, counter, sizeof got, cudaMemcpyDeviceToHost));
         int ok = launch.counter ? got == launched : 1;
         if (!ok) std::fprintf(stderr, "VERIFY FAILED: %llu ticks, want %llu\n", got, launched);
-        csv.row("%s,%s,%d,128,%d,%s,%d,%d", launch.name, mode, grid, per_rep, stat_vals(st).c_str(), st.n, ok);
+        csv.row("%s,%s,%d,128,%d,%s,%d,%d", launch.name, mode, grid, per_rep, stat_vals(st).c_str(),
+                st.n, ok);
       };
 
-      Stats st = repeat([&] {
-        ev.start(s);
-        for (int i = 0; i < kBatch; ++i) launch(grid, s);
-        LAUNCH_CHECK();
-        ev.stop(s);
-        launched += kBatch;
-        return ev.elapsed_us() / kBatch;
-      }, opts(9));
+      Stats st = repeat(
+          [&] {
+            ev.start(s);
+            for (int i = 0; i < kBatch; ++i) launch(grid, s);
+            LAUNCH_CHECK();
+            ev.stop(s);
+            launched += kBatch;
+            return ev.elapsed_us() / kBatch;
+          },
+          opts(9));
       emit("stream_back_to_back", kBatch, st);
 
-      st = repeat([&] {
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        double t0 = wall_us();
-        for (int i = 0; i < kBatch; ++i) launch(grid, s);
-        double t1 = wall_us();
-        LAUNCH_CHECK();
-        launched += kBatch;
-        return (t1 - t0) / kBatch;
-      }, opts(9));
+      st = repeat(
+          [&] {
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            double t0 = wall_us();
+            for (int i = 0; i < kBatch; ++i) launch(grid, s);
+            double t1 = wall_us();
+            LAUNCH_CHECK();
+            launched += kBatch;
+            return (t1 - t0) / kBatch;
+          },
+          opts(9));
       emit("host_enqueue", kBatch, st);
 
-      st = repeat([&] {
-        ev.start(s);
-        launch(grid, s);
-        LAUNCH_CHECK();
-        ev.stop(s);
-        ++launched;
-        return ev.elapsed_us();
-      }, opts(200));
+      st = repeat(
+          [&] {
+            ev.start(s);
+            launch(grid, s);
+            LAUNCH_CHECK();
+            ev.stop(s);
+            ++launched;
+            return ev.elapsed_us();
+          },
+          opts(200));
       emit("single_event", 1, st);
 
-      st = repeat([&] {
-        double t0 = wall_us();
-        launch(grid, s);
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        ++launched;
-        return wall_us() - t0;
-      }, opts(200));
+      st = repeat(
+          [&] {
+            double t0 = wall_us();
+            launch(grid, s);
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            ++launched;
+            return wall_us() - t0;
+          },
+          opts(200));
       emit("single_sync", 1, st);
 
       for (int nodes : {kBatch, 1}) {
@@ -117,13 +129,15 @@ int main(int argc, char** argv) {
         for (int i = 0; i < nodes; ++i) launch(grid, s);
         CUDA_CHECK(cudaStreamEndCapture(s, &g));
         CUDA_CHECK(cudaGraphInstantiate(&ge, g, 0));
-        st = repeat([&] {
-          ev.start(s);
-          CUDA_CHECK(cudaGraphLaunch(ge, s));
-          ev.stop(s);
-          launched += nodes;
-          return ev.elapsed_us() / nodes;
-        }, opts(nodes == 1 ? 200 : 9));
+        st = repeat(
+            [&] {
+              ev.start(s);
+              CUDA_CHECK(cudaGraphLaunch(ge, s));
+              ev.stop(s);
+              launched += nodes;
+              return ev.elapsed_us() / nodes;
+            },
+            opts(nodes == 1 ? 200 : 9));
         emit(nodes == 1 ? "graph_single" : "graph_back_to_back", nodes, st);
         CUDA_CHECK(cudaGraphExecDestroy(ge));
         CUDA_CHECK(cudaGraphDestroy(g));

@@ -14,13 +14,14 @@
 
 #include "common.cuh"
 
-#define NCCL_CHECK(call)                                                                            \
-  do {                                                                                              \
-    ncclResult_t r_ = (call);                                                                       \
-    if (r_ != ncclSuccess) {                                                                        \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, ncclGetErrorString(r_)); \
-      std::exit(2);                                                                                 \
-    }                                                                                               \
+#define NCCL_CHECK(call)                                                        \
+  do {                                                                          \
+    ncclResult_t r_ = (call);                                                   \
+    if (r_ != ncclSuccess) {                                                    \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                   ncclGetErrorString(r_));                                     \
+      std::exit(2);                                                             \
+    }                                                                           \
   } while (0)
 
 using namespace mgbench;
@@ -32,19 +33,28 @@ constexpr int kRanks = 2;
 enum Op { kAllReduce, kAllGather, kReduceScatter, kAllToAll };
 const char* op_name(Op o) {
   switch (o) {
-    case kAllReduce: return "all_reduce";
-    case kAllGather: return "all_gather";
-    case kReduceScatter: return "reduce_scatter";
-    default: return "all_to_all";
+    case kAllReduce:
+      return "all_reduce";
+    case kAllGather:
+      return "all_gather";
+    case kReduceScatter:
+      return "reduce_scatter";
+    default:
+      return "all_to_all";
   }
 }
-double bus_factor(Op o) { return o == kAllReduce ? 2.0 * (kRanks - 1) / kRanks : double(kRanks - 1) / kRanks; }
+double bus_factor(Op o) {
+  return o == kAllReduce ? 2.0 * (kRanks - 1) / kRanks : double(kRanks - 1) / kRanks;
+}
 
 // Rank r's input element i.
-__host__ __device__ inline float val(int r, size_t i) { return float(i % 251) + 1.0f + 1000.0f * float(r); }
+__host__ __device__ inline float val(int r, size_t i) {
+  return float(i % 251) + 1.0f + 1000.0f * float(r);
+}
 
 __global__ void fill_input_kernel(float* p, size_t n, int rank) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
     p[i] = val(rank, i);
 }
 
@@ -53,7 +63,8 @@ __global__ void fill_input_kernel(float* p, size_t n, int rank) {
 __global__ void check_kernel(int op, int rank, const float* out, size_t out_n, size_t chunk,
                              unsigned long long* bad) {
   unsigned long long local = 0;
-  for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < out_n; j += size_t(gridDim.x) * blockDim.x) {
+  for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < out_n;
+       j += size_t(gridDim.x) * blockDim.x) {
     float want = 0;
     if (op == kAllReduce) {
       for (int r = 0; r < kRanks; ++r) want += val(r, j);
@@ -87,8 +98,12 @@ void enqueue(Op op, size_t bytes, Rank* r) {
   for (int i = 0; i < kRanks; ++i) {
     Rank& k = r[i];
     switch (op) {
-      case kAllReduce: NCCL_CHECK(ncclAllReduce(k.in, k.out, count, ncclFloat32, ncclSum, k.comm, k.s)); break;
-      case kAllGather: NCCL_CHECK(ncclAllGather(k.in, k.out, chunk, ncclFloat32, k.comm, k.s)); break;
+      case kAllReduce:
+        NCCL_CHECK(ncclAllReduce(k.in, k.out, count, ncclFloat32, ncclSum, k.comm, k.s));
+        break;
+      case kAllGather:
+        NCCL_CHECK(ncclAllGather(k.in, k.out, chunk, ncclFloat32, k.comm, k.s));
+        break;
       case kReduceScatter:
         NCCL_CHECK(ncclReduceScatter(k.in, k.out, chunk, ncclFloat32, ncclSum, k.comm, k.s));
         break;
@@ -167,7 +182,8 @@ int main(int argc, char** argv) {
     r[i].ev = new EventPair(devs[i]);
   }
 
-  Csv csv(argc, argv, "nccl.csv", "NCCL collectives on 2 GPUs (one process, ncclCommInitAll), nccl-tests conventions",
+  Csv csv(argc, argv, "nccl.csv",
+          "NCCL collectives on 2 GPUs (one process, ncclCommInitAll), nccl-tests conventions",
           {0, 1},
           {{"nccl_version", std::to_string(version)},
            {"ranks", "2"},
@@ -181,7 +197,8 @@ int main(int argc, char** argv) {
 
   for (Op op : {kAllReduce, kAllGather, kReduceScatter, kAllToAll}) {
     for (size_t bytes = 64 * KiB; bytes <= max_bytes; bytes *= 2) {
-      for (int i = 0; i < 5; ++i) enqueue(op, bytes, r);  // warm-up (connection setup, first launches)
+      for (int i = 0; i < 5; ++i)
+        enqueue(op, bytes, r);  // warm-up (connection setup, first launches)
       double est = time_ops(op, bytes, r, 1);
       const int n = int(std::max(1.0, std::min(50.0, 2000.0 / std::max(est, 1.0))));
       RepeatOpts o;
@@ -192,9 +209,9 @@ int main(int argc, char** argv) {
       Stats st = repeat([&] { return time_ops(op, bytes, r, n) / n; }, o);
       int ok = verify(op, bytes, r);
       double algbw = gbps(double(bytes), st.median);
-      csv.row("%s,%d,%zu,%zu,float32,%d,%s,%.2f,%.2f,%.2f,%d,%d", op_name(op), kRanks, bytes, bytes / sizeof(float), n,
-              stat_vals(st).c_str(), algbw, algbw * bus_factor(op), gbps(double(bytes), st.min) * bus_factor(op),
-              st.n, ok);
+      csv.row("%s,%d,%zu,%zu,float32,%d,%s,%.2f,%.2f,%.2f,%d,%d", op_name(op), kRanks, bytes,
+              bytes / sizeof(float), n, stat_vals(st).c_str(), algbw, algbw * bus_factor(op),
+              gbps(double(bytes), st.min) * bus_factor(op), st.n, ok);
     }
   }
   for (int i = 0; i < kRanks; ++i) {

@@ -31,13 +31,14 @@
 #include "gemm_util.cuh"
 #include "kernels.cuh"
 
-#define NCCL_CHECK(call)                                                                            \
-  do {                                                                                              \
-    ncclResult_t r_ = (call);                                                                       \
-    if (r_ != ncclSuccess) {                                                                        \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, ncclGetErrorString(r_)); \
-      std::exit(2);                                                                                 \
-    }                                                                                               \
+#define NCCL_CHECK(call)                                                        \
+  do {                                                                          \
+    ncclResult_t r_ = (call);                                                   \
+    if (r_ != ncclSuccess) {                                                    \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                   ncclGetErrorString(r_));                                     \
+      std::exit(2);                                                             \
+    }                                                                           \
   } while (0)
 
 using namespace mgbench;
@@ -58,8 +59,10 @@ struct Rank {
 
 Rank g_rank[kWorld];
 
-__global__ void add_bf16_kernel(const __nv_bfloat162* a, const __nv_bfloat162* b, __nv_bfloat162* out, size_t n2) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n2; i += size_t(gridDim.x) * blockDim.x)
+__global__ void add_bf16_kernel(const __nv_bfloat162* a, const __nv_bfloat162* b,
+                                __nv_bfloat162* out, size_t n2) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n2;
+       i += size_t(gridDim.x) * blockDim.x)
     out[i] = __hadd2(a[i], b[i]);
 }
 
@@ -120,9 +123,11 @@ void gemm_on(Rank& r, int m, int n, int k, const bf16* A, const bf16* B, bf16* C
 // ---------------------------------------------------------------------------------------------
 void ag_gemm(int argc, char** argv, const Meta& meta) {
   Csv csv(argc, argv, "ag_gemm.csv",
-          "All-gather GEMM on 2 GPUs: C_r[M x N_local] = allgather_rows(A)[M x K] * B_r[N_local x K]^T; see overlap.cu",
+          "All-gather GEMM on 2 GPUs: C_r[M x N_local] = allgather_rows(A)[M x K] * B_r[N_local x "
+          "K]^T; see overlap.cu",
           {0, 1}, meta,
-          "schedule,chunks,world,m_total,n_local,k,dtype,gathered_bytes_per_rank,flop_per_rank," + stat_cols("time_us") +
+          "schedule,chunks,world,m_total,n_local,k,dtype,gathered_bytes_per_rank,flop_per_rank," +
+              stat_cols("time_us") +
               ",tflops_per_rank_median,reps,sm_clock_mhz_end_gpu0,sm_clock_mhz_end_gpu1,ok");
   for (AgGemmCase c : ag_gemm_cases()) {
     const int M = c.m_total, N = c.n_local, K = c.k, Mh = M / kWorld;
@@ -138,7 +143,8 @@ void ag_gemm(int argc, char** argv, const Meta& meta) {
     auto prepare = [&] {
       for (int r = 0; r < kWorld; ++r) {
         poison(r, C[r], size_t(M) * N * sizeof(bf16));
-        poison(r, A[r] + size_t(1 - r) * Mh * K, size_t(Mh) * K * sizeof(bf16));  // the rows to be gathered
+        poison(r, A[r] + size_t(1 - r) * Mh * K,
+               size_t(Mh) * K * sizeof(bf16));  // the rows to be gathered
       }
     };
     auto verify = [&] {
@@ -146,48 +152,57 @@ void ag_gemm(int argc, char** argv, const Meta& meta) {
       for (int r = 0; r < kWorld; ++r) {
         const int p = 1 - r;
         ok &= check_gemm(r, C[r], M, N, N, 0, size_t(r) * N, ref);
-        ok &= check_gemm(r, C[r] + size_t(p) * Mh * N, Mh, N, N, size_t(p) * Mh, size_t(r) * N, ref);
+        ok &=
+            check_gemm(r, C[r] + size_t(p) * Mh * N, Mh, N, N, size_t(p) * Mh, size_t(r) * N, ref);
       }
       return ok;
     };
     const double flop = 2.0 * M * N * K;
     const size_t gathered = size_t(Mh) * K * sizeof(bf16);
     auto emit = [&](const char* sched, int chunks, const CaseResult& res) {
-      csv.row("%s,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%ld,%ld,%d", sched, chunks, kWorld, M, N, K, gathered, flop,
-              stat_vals(res.st).c_str(), flop / res.st.median * 1e-6, res.st.n, res.sm_clock_mhz[0],
-              res.sm_clock_mhz[1], res.ok);
+      csv.row("%s,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%ld,%ld,%d", sched, chunks, kWorld, M, N,
+              K, gathered, flop, stat_vals(res.st).c_str(), flop / res.st.median * 1e-6, res.st.n,
+              res.sm_clock_mhz[0], res.sm_clock_mhz[1], res.ok);
     };
 
     prepare();
-    emit("sequential_nccl", 1, run_case([&] {
-      NCCL_CHECK(ncclGroupStart());
-      for (int r = 0; r < kWorld; ++r)
-        NCCL_CHECK(ncclAllGather(A[r] + size_t(r) * Mh * K, A[r], size_t(Mh) * K, ncclBfloat16, g_rank[r].nccl,
-                                 g_rank[r].compute));
-      NCCL_CHECK(ncclGroupEnd());
-      for (int r = 0; r < kWorld; ++r) gemm_on(g_rank[r], M, N, K, A[r], B[r], C[r], N);
-    }, prepare, verify));
+    emit("sequential_nccl", 1,
+         run_case(
+             [&] {
+               NCCL_CHECK(ncclGroupStart());
+               for (int r = 0; r < kWorld; ++r)
+                 NCCL_CHECK(ncclAllGather(A[r] + size_t(r) * Mh * K, A[r], size_t(Mh) * K,
+                                          ncclBfloat16, g_rank[r].nccl, g_rank[r].compute));
+               NCCL_CHECK(ncclGroupEnd());
+               for (int r = 0; r < kWorld; ++r) gemm_on(g_rank[r], M, N, K, A[r], B[r], C[r], N);
+             },
+             prepare, verify));
 
     for (int chunks : overlap_chunks()) {
       const int mc = Mh / chunks;
-      emit("overlap_ce_pull", chunks, run_case([&] {
-        for (int r = 0; r < kWorld; ++r) {
-          Rank& k = g_rank[r];
-          const int p = 1 - r;
-          DeviceScope ds(k.dev);
-          for (int i = 0; i < chunks; ++i) {
-            size_t row = size_t(p) * Mh + size_t(i) * mc;
-            CUDA_CHECK(cudaMemcpyPeerAsync(A[r] + row * K, r, A[p] + row * K, p, size_t(mc) * K * sizeof(bf16), k.comm));
-            CUDA_CHECK(cudaEventRecord(k.chunk[i], k.comm));
-          }
-          gemm_on(k, Mh, N, K, A[r] + size_t(r) * Mh * K, B[r], C[r] + size_t(r) * Mh * N, N);
-          for (int i = 0; i < chunks; ++i) {
-            size_t row = size_t(p) * Mh + size_t(i) * mc;
-            CUDA_CHECK(cudaStreamWaitEvent(k.compute, k.chunk[i], 0));
-            gemm_on(k, mc, N, K, A[r] + row * K, B[r], C[r] + row * N, N);
-          }
-        }
-      }, prepare, verify));
+      emit("overlap_ce_pull", chunks,
+           run_case(
+               [&] {
+                 for (int r = 0; r < kWorld; ++r) {
+                   Rank& k = g_rank[r];
+                   const int p = 1 - r;
+                   DeviceScope ds(k.dev);
+                   for (int i = 0; i < chunks; ++i) {
+                     size_t row = size_t(p) * Mh + size_t(i) * mc;
+                     CUDA_CHECK(cudaMemcpyPeerAsync(A[r] + row * K, r, A[p] + row * K, p,
+                                                    size_t(mc) * K * sizeof(bf16), k.comm));
+                     CUDA_CHECK(cudaEventRecord(k.chunk[i], k.comm));
+                   }
+                   gemm_on(k, Mh, N, K, A[r] + size_t(r) * Mh * K, B[r], C[r] + size_t(r) * Mh * N,
+                           N);
+                   for (int i = 0; i < chunks; ++i) {
+                     size_t row = size_t(p) * Mh + size_t(i) * mc;
+                     CUDA_CHECK(cudaStreamWaitEvent(k.compute, k.chunk[i], 0));
+                     gemm_on(k, mc, N, K, A[r] + row * K, B[r], C[r] + row * N, N);
+                   }
+                 }
+               },
+               prepare, verify));
     }
     for (int r = 0; r < kWorld; ++r) {
       CUDA_CHECK(cudaFree(A[r]));
@@ -199,12 +214,15 @@ void ag_gemm(int argc, char** argv, const Meta& meta) {
 
 // ---------------------------------------------------------------------------------------------
 void gemm_rs(int argc, char** argv, const Meta& meta) {
-  Csv csv(argc, argv, "gemm_rs.csv",
-          "GEMM reduce-scatter on 2 GPUs: P_r[M x N] = A[:, K_r] * B[:, K_r]^T, rank r keeps rows r of P_0 + P_1; "
-          "see overlap.cu",
-          {0, 1}, meta,
-          "schedule,chunks,world,m_total,n,k_total,k_local,dtype,sent_bytes_per_rank,flop_per_rank," +
-              stat_cols("time_us") + ",tflops_per_rank_median,reps,sm_clock_mhz_end_gpu0,sm_clock_mhz_end_gpu1,ok");
+  Csv csv(
+      argc, argv, "gemm_rs.csv",
+      "GEMM reduce-scatter on 2 GPUs: P_r[M x N] = A[:, K_r] * B[:, K_r]^T, rank r keeps rows r of "
+      "P_0 + P_1; "
+      "see overlap.cu",
+      {0, 1}, meta,
+      "schedule,chunks,world,m_total,n,k_total,k_local,dtype,sent_bytes_per_rank,flop_per_rank," +
+          stat_cols("time_us") +
+          ",tflops_per_rank_median,reps,sm_clock_mhz_end_gpu0,sm_clock_mhz_end_gpu1,ok");
   for (GemmRsCase c : gemm_rs_cases()) {
     const int M = c.m_total, N = c.n, K = c.k_total, Kl = K / kWorld, Mh = M / kWorld;
     const GemmRef ref{size_t(K), 303u, 404u};
@@ -227,55 +245,64 @@ void gemm_rs(int argc, char** argv, const Meta& meta) {
     };
     auto verify = [&] {
       int ok = 1;
-      for (int r = 0; r < kWorld; ++r) ok &= check_gemm(r, Out[r], Mh, N, N, size_t(r) * Mh, 0, ref);
+      for (int r = 0; r < kWorld; ++r)
+        ok &= check_gemm(r, Out[r], Mh, N, N, size_t(r) * Mh, 0, ref);
       return ok;
     };
     const double flop = 2.0 * M * N * Kl;
     const size_t sent = size_t(Mh) * N * sizeof(bf16);
     auto emit = [&](const char* sched, int chunks, const CaseResult& res) {
-      csv.row("%s,%d,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%ld,%ld,%d", sched, chunks, kWorld, M, N, K, Kl, sent,
-              flop, stat_vals(res.st).c_str(), flop / res.st.median * 1e-6, res.st.n, res.sm_clock_mhz[0],
-              res.sm_clock_mhz[1], res.ok);
+      csv.row("%s,%d,%d,%d,%d,%d,%d,bf16,%zu,%.0f,%s,%.1f,%d,%ld,%ld,%d", sched, chunks, kWorld, M,
+              N, K, Kl, sent, flop, stat_vals(res.st).c_str(), flop / res.st.median * 1e-6,
+              res.st.n, res.sm_clock_mhz[0], res.sm_clock_mhz[1], res.ok);
     };
 
-    emit("sequential_nccl", 1, run_case([&] {
-      for (int r = 0; r < kWorld; ++r) gemm_on(g_rank[r], M, N, Kl, A[r], B[r], P[r], N);
-      NCCL_CHECK(ncclGroupStart());
-      for (int r = 0; r < kWorld; ++r)
-        NCCL_CHECK(ncclReduceScatter(P[r], Out[r], size_t(Mh) * N, ncclBfloat16, ncclSum, g_rank[r].nccl,
-                                     g_rank[r].compute));
-      NCCL_CHECK(ncclGroupEnd());
-    }, prepare, verify));
+    emit("sequential_nccl", 1,
+         run_case(
+             [&] {
+               for (int r = 0; r < kWorld; ++r) gemm_on(g_rank[r], M, N, Kl, A[r], B[r], P[r], N);
+               NCCL_CHECK(ncclGroupStart());
+               for (int r = 0; r < kWorld; ++r)
+                 NCCL_CHECK(ncclReduceScatter(P[r], Out[r], size_t(Mh) * N, ncclBfloat16, ncclSum,
+                                              g_rank[r].nccl, g_rank[r].compute));
+               NCCL_CHECK(ncclGroupEnd());
+             },
+             prepare, verify));
 
     for (int chunks : overlap_chunks()) {
       const int mc = Mh / chunks;
-      emit("overlap_ce_push", chunks, run_case([&] {
-        for (int r = 0; r < kWorld; ++r) {
-          Rank& k = g_rank[r];
-          const int p = 1 - r;
-          DeviceScope ds(k.dev);
-          for (int i = 0; i < chunks; ++i) {
-            size_t row = size_t(p) * Mh + size_t(i) * mc;
-            gemm_on(k, mc, N, Kl, A[r] + row * Kl, B[r], P[r] + row * N, N);
-            CUDA_CHECK(cudaEventRecord(k.chunk[i], k.compute));
-            CUDA_CHECK(cudaStreamWaitEvent(k.comm, k.chunk[i], 0));
-            CUDA_CHECK(cudaMemcpyPeerAsync(Recv[p] + size_t(i) * mc * N, p, P[r] + row * N, r,
-                                           size_t(mc) * N * sizeof(bf16), k.comm));
-          }
-          CUDA_CHECK(cudaEventRecord(k.sent, k.comm));
-          gemm_on(k, Mh, N, Kl, A[r] + size_t(r) * Mh * Kl, B[r], P[r] + size_t(r) * Mh * N, N);
-        }
-        for (int r = 0; r < kWorld; ++r) {
-          Rank& k = g_rank[r];
-          DeviceScope ds(k.dev);
-          CUDA_CHECK(cudaStreamWaitEvent(k.compute, g_rank[1 - r].sent, 0));
-          size_t n2 = size_t(Mh) * N / 2;
-          add_bf16_kernel<<<1056, 256, 0, k.compute>>>(
-              reinterpret_cast<const __nv_bfloat162*>(P[r] + size_t(r) * Mh * N),
-              reinterpret_cast<const __nv_bfloat162*>(Recv[r]), reinterpret_cast<__nv_bfloat162*>(Out[r]), n2);
-          LAUNCH_CHECK();
-        }
-      }, prepare, verify));
+      emit("overlap_ce_push", chunks,
+           run_case(
+               [&] {
+                 for (int r = 0; r < kWorld; ++r) {
+                   Rank& k = g_rank[r];
+                   const int p = 1 - r;
+                   DeviceScope ds(k.dev);
+                   for (int i = 0; i < chunks; ++i) {
+                     size_t row = size_t(p) * Mh + size_t(i) * mc;
+                     gemm_on(k, mc, N, Kl, A[r] + row * Kl, B[r], P[r] + row * N, N);
+                     CUDA_CHECK(cudaEventRecord(k.chunk[i], k.compute));
+                     CUDA_CHECK(cudaStreamWaitEvent(k.comm, k.chunk[i], 0));
+                     CUDA_CHECK(cudaMemcpyPeerAsync(Recv[p] + size_t(i) * mc * N, p, P[r] + row * N,
+                                                    r, size_t(mc) * N * sizeof(bf16), k.comm));
+                   }
+                   CUDA_CHECK(cudaEventRecord(k.sent, k.comm));
+                   gemm_on(k, Mh, N, Kl, A[r] + size_t(r) * Mh * Kl, B[r],
+                           P[r] + size_t(r) * Mh * N, N);
+                 }
+                 for (int r = 0; r < kWorld; ++r) {
+                   Rank& k = g_rank[r];
+                   DeviceScope ds(k.dev);
+                   CUDA_CHECK(cudaStreamWaitEvent(k.compute, g_rank[1 - r].sent, 0));
+                   size_t n2 = size_t(Mh) * N / 2;
+                   add_bf16_kernel<<<1056, 256, 0, k.compute>>>(
+                       reinterpret_cast<const __nv_bfloat162*>(P[r] + size_t(r) * Mh * N),
+                       reinterpret_cast<const __nv_bfloat162*>(Recv[r]),
+                       reinterpret_cast<__nv_bfloat162*>(Out[r]), n2);
+                   LAUNCH_CHECK();
+                 }
+               },
+               prepare, verify));
     }
     for (int r = 0; r < kWorld; ++r) {
       for (bf16* p : {A[r], B[r], P[r], Recv[r], Out[r]}) CUDA_CHECK(cudaFree(p));
@@ -286,7 +313,8 @@ void gemm_rs(int argc, char** argv, const Meta& meta) {
 // ---------------------------------------------------------------------------------------------
 struct Transfer {
   const char* name;
-  const char* launch;  // copy_engine | per_transfer (one kernel per 256 MiB) | persistent (one kernel for all)
+  const char* launch;  // copy_engine | per_transfer (one kernel per 256 MiB) | persistent (one
+                       // kernel for all)
   int issuer;          // the GPU whose stream (and, for kernels, SMs) does the transfer
   int sms;             // 0 for copy engines
   int dst_gpu;
@@ -298,15 +326,21 @@ void interference(int argc, char** argv, const Meta& meta) {
   const int gemms = 20;
   const size_t bytes = 256 * MiB;
   const uint32_t seed[2] = {0x11000u, 0x22000u};
-  Csv csv(argc, argv, "interference.csv",
-          "GEMM on GPU 0 beside a transfer: 20 x 8192^3 bf16 GEMMs and a run of 256 MiB transfers, alone and "
-          "together; see overlap.cu",
-          {0, 1}, concat(meta, {{"launch_order", "transfers enqueued before the GEMMs; default stream priorities"}}),
-          "transfer,launch,issuer_gpu,transfer_sms,transfer_bytes,gemm_m,gemm_n,gemm_k,gemms_per_rep,transfers_per_rep,"
-          "gemm_us_alone_median,gemm_us_with_median,gemm_us_with_min,gemm_us_with_max,gemm_slowdown,"
-          "transfer_us_alone_median,transfer_us_with_median,transfer_us_with_min,transfer_us_with_max,"
-          "transfer_gbps_alone,transfer_gbps_with,gemm_loop_us_with,transfer_loop_us_with,reps,sm_clock_mhz_end,"
-          "power_w_end,ok");
+  Csv csv(
+      argc, argv, "interference.csv",
+      "GEMM on GPU 0 beside a transfer: 20 x 8192^3 bf16 GEMMs and a run of 256 MiB transfers, "
+      "alone and "
+      "together; see overlap.cu",
+      {0, 1},
+      concat(meta,
+             {{"launch_order", "transfers enqueued before the GEMMs; default stream priorities"}}),
+      "transfer,launch,issuer_gpu,transfer_sms,transfer_bytes,gemm_m,gemm_n,gemm_k,gemms_per_rep,"
+      "transfers_per_rep,"
+      "gemm_us_alone_median,gemm_us_with_median,gemm_us_with_min,gemm_us_with_max,gemm_slowdown,"
+      "transfer_us_alone_median,transfer_us_with_median,transfer_us_with_min,transfer_us_with_max,"
+      "transfer_gbps_alone,transfer_gbps_with,gemm_loop_us_with,transfer_loop_us_with,reps,sm_"
+      "clock_mhz_end,"
+      "power_w_end,ok");
   Rank& g0 = g_rank[0];
   const GemmRef ref{size_t(K), 505u, 606u};
   bf16* A = static_cast<bf16*>(device_alloc(0, size_t(M) * K * sizeof(bf16)));
@@ -327,7 +361,8 @@ void interference(int argc, char** argv, const Meta& meta) {
   }
   auto ce = [&](int from, int to) {
     return [&, from, to](cudaStream_t s, int count) {
-      for (int i = 0; i < count; ++i) CUDA_CHECK(cudaMemcpyPeerAsync(dst[to], to, src[from], from, bytes, s));
+      for (int i = 0; i < count; ++i)
+        CUDA_CHECK(cudaMemcpyPeerAsync(dst[to], to, src[from], from, bytes, s));
     };
   };
   using LaunchFn = void (*)(const void*, void*, size_t, int, cudaStream_t, int);
@@ -349,8 +384,10 @@ void interference(int argc, char** argv, const Meta& meta) {
   for (bool persistent : {false, true}) {
     const char* mode = persistent ? "persistent" : "per_transfer";
     for (int sms : {8, 16, 32}) {
-      kinds.push_back({"ldst_put", mode, 0, sms, 1, kernel(launch_ldst_copy, 0, 1, sms, persistent)});
-      kinds.push_back({"ldst_get", mode, 0, sms, 0, kernel(launch_ldst_copy, 1, 0, sms, persistent)});
+      kinds.push_back(
+          {"ldst_put", mode, 0, sms, 1, kernel(launch_ldst_copy, 0, 1, sms, persistent)});
+      kinds.push_back(
+          {"ldst_get", mode, 0, sms, 0, kernel(launch_ldst_copy, 1, 0, sms, persistent)});
       kinds.push_back({"tma_put", mode, 0, sms, 1, kernel(launch_tma_copy, 0, 1, sms, persistent)});
     }
   }
@@ -368,14 +405,16 @@ void interference(int argc, char** argv, const Meta& meta) {
     EventPair& tev = *xev[t.issuer];
     Stats gemm_alone = time_stream(0, g0.compute, gemm_loop, o3);
     const int probe = 4;
-    Stats xfer_alone = repeat([&] {
-      DeviceScope ds(t.issuer);
-      tev.start(ts);
-      t.enqueue(ts, probe);
-      LAUNCH_CHECK();
-      tev.stop(ts);
-      return tev.elapsed_us() / probe;
-    }, o3);
+    Stats xfer_alone = repeat(
+        [&] {
+          DeviceScope ds(t.issuer);
+          tev.start(ts);
+          t.enqueue(ts, probe);
+          LAUNCH_CHECK();
+          tev.stop(ts);
+          return tev.elapsed_us() / probe;
+        },
+        o3);
     const double g_us = gemm_alone.median / gemms;
     const int transfers = std::max(1, int(std::lround(gemm_alone.median / xfer_alone.median)));
 
@@ -413,14 +452,18 @@ void interference(int argc, char** argv, const Meta& meta) {
       }
       if (last) {
         ok &= check_gemm(0, C, M, N, N, 0, 0, ref);
-        ok &= report_check(t.name, count_mismatches(t.dst_gpu, dst[t.dst_gpu], bytes, seed[1 - t.dst_gpu]));
+        ok &= report_check(t.name,
+                           count_mismatches(t.dst_gpu, dst[t.dst_gpu], bytes, seed[1 - t.dst_gpu]));
       }
     }
     Stats gw = summarize(g_with), xw = summarize(x_with);
-    csv.row("%s,%s,%d,%d,%zu,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%ld,%ld,%d",
-            t.name, t.launch, t.issuer, t.sms, bytes, M, N, K, gemms, transfers, g_us, gw.median, gw.min, gw.max,
-            gw.median / g_us, xfer_alone.median, xw.median, xw.min, xw.max, gbps(double(bytes), xfer_alone.median),
-            gbps(double(bytes), xw.median), summarize(g_loop).median, summarize(x_loop).median, gw.n, clock, power, ok);
+    csv.row(
+        "%s,%s,%d,%d,%zu,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%."
+        "1f,%.1f,%d,%ld,%ld,%d",
+        t.name, t.launch, t.issuer, t.sms, bytes, M, N, K, gemms, transfers, g_us, gw.median,
+        gw.min, gw.max, gw.median / g_us, xfer_alone.median, xw.median, xw.min, xw.max,
+        gbps(double(bytes), xfer_alone.median), gbps(double(bytes), xw.median),
+        summarize(g_loop).median, summarize(x_loop).median, gw.n, clock, power, ok);
   }
   for (int g = 0; g < 2; ++g) {
     delete xev[g];
@@ -457,10 +500,11 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaEventCreateWithFlags(&k.sent, cudaEventDisableTiming));
     for (auto& e : k.chunk) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
-  Meta meta = concat(p2p, {{"nccl_version", std::to_string(nccl_version)},
-                           {"cublas_version", cublas_version_string(g_rank[0].blas)},
-                           {"env", "NCCL_NVLS_ENABLE=0"},
-                           {"gemm", "cublasGemmEx bf16 in/out, fp32 accumulate, row-major A[MxK] B[NxK] C[MxN]"}});
+  Meta meta = concat(
+      p2p, {{"nccl_version", std::to_string(nccl_version)},
+            {"cublas_version", cublas_version_string(g_rank[0].blas)},
+            {"env", "NCCL_NVLS_ENABLE=0"},
+            {"gemm", "cublasGemmEx bf16 in/out, fp32 accumulate, row-major A[MxK] B[NxK] C[MxN]"}});
   ag_gemm(argc, argv, meta);
   gemm_rs(argc, argv, meta);
   interference(argc, argv, meta);

@@ -38,45 +38,57 @@ struct Ctx {
   cudaEvent_t join1;
 };
 
-void sweep(int argc, char** argv, const char* file, const char* what, LaunchFn launch, Ctx& c, int num_sms,
-           const Meta& meta) {
-  Csv csv(argc, argv, file, what, {0, 1}, meta,
-          "direction,sms,ctas_per_sm,bytes," + stat_cols("time_us") + ",gbps_median,gbps_best,reps,ok");
+void sweep(int argc, char** argv, const char* file, const char* what, LaunchFn launch, Ctx& c,
+           int num_sms, const Meta& meta) {
+  Csv csv(
+      argc, argv, file, what, {0, 1}, meta,
+      "direction,sms,ctas_per_sm,bytes," + stat_cols("time_us") + ",gbps_median,gbps_best,reps,ok");
   for (size_t bytes : sizes_pow4(1 * KiB, 1 * GiB)) {
     for (int sms : sm_counts(num_sms)) {
-      auto run = [&](const char* dir, int dst_gpu, uint32_t seed, const std::function<void()>& enqueue,
-                     const std::function<int()>& also_check) {
+      auto run = [&](const char* dir, int dst_gpu, uint32_t seed,
+                     const std::function<void()>& enqueue, const std::function<int()>& also_check) {
         poison(dst_gpu, c.dst[dst_gpu], bytes);
-        Stats st = repeat([&] {
-          c.ev0->start(c.s[0]);
-          enqueue();
-          LAUNCH_CHECK();
-          c.ev0->stop(c.s[0]);
-          return c.ev0->elapsed_us();
-        }, opts());
-        int ok = report_check(dir, count_mismatches(dst_gpu, c.dst[dst_gpu], bytes, seed)) & also_check();
-        csv.row("%s,%d,1,%zu,%s,%.2f,%.2f,%d,%d", dir, sms, bytes, stat_vals(st).c_str(), gbps(double(bytes), st.median),
-                gbps(double(bytes), st.min), st.n, ok);
+        Stats st = repeat(
+            [&] {
+              c.ev0->start(c.s[0]);
+              enqueue();
+              LAUNCH_CHECK();
+              c.ev0->stop(c.s[0]);
+              return c.ev0->elapsed_us();
+            },
+            opts());
+        int ok = report_check(dir, count_mismatches(dst_gpu, c.dst[dst_gpu], bytes, seed)) &
+                 also_check();
+        csv.row("%s,%d,1,%zu,%s,%.2f,%.2f,%d,%d", dir, sms, bytes, stat_vals(st).c_str(),
+                gbps(double(bytes), st.median), gbps(double(bytes), st.min), st.n, ok);
       };
       auto none = [] { return 1; };
-      run("put", 1, kSeed0, [&] { launch(c.src[0], c.dst[1], bytes, sms, c.s[0], 1); }, none);
-      run("get", 0, kSeed1, [&] { launch(c.src[1], c.dst[0], bytes, sms, c.s[0], 1); }, none);
+      run(
+          "put", 1, kSeed0, [&] { launch(c.src[0], c.dst[1], bytes, sms, c.s[0], 1); }, none);
+      run(
+          "get", 0, kSeed1, [&] { launch(c.src[1], c.dst[0], bytes, sms, c.s[0], 1); }, none);
       if (bytes >= 1 * MiB && sms >= 16) {
         poison(0, c.dst[0], bytes);
-        run("bidir_put", 1, kSeed0, [&] {
-          CUDA_CHECK(cudaStreamWaitEvent(c.s[1], c.ev0->start_event(), 0));
-          launch(c.src[0], c.dst[1], bytes, sms, c.s[0], 1);
-          {
-            DeviceScope ds(1);
-            launch(c.src[1], c.dst[0], bytes, sms, c.s[1], 1);
-            LAUNCH_CHECK();
-          }
-          CUDA_CHECK(cudaEventRecord(c.join1, c.s[1]));
-          CUDA_CHECK(cudaStreamWaitEvent(c.s[0], c.join1, 0));
-        }, [&] { return report_check("bidir 1to0", count_mismatches(0, c.dst[0], bytes, kSeed1)); });
+        run(
+            "bidir_put", 1, kSeed0,
+            [&] {
+              CUDA_CHECK(cudaStreamWaitEvent(c.s[1], c.ev0->start_event(), 0));
+              launch(c.src[0], c.dst[1], bytes, sms, c.s[0], 1);
+              {
+                DeviceScope ds(1);
+                launch(c.src[1], c.dst[0], bytes, sms, c.s[1], 1);
+                LAUNCH_CHECK();
+              }
+              CUDA_CHECK(cudaEventRecord(c.join1, c.s[1]));
+              CUDA_CHECK(cudaStreamWaitEvent(c.s[0], c.join1, 0));
+            },
+            [&] {
+              return report_check("bidir 1to0", count_mismatches(0, c.dst[0], bytes, kSeed1));
+            });
       }
       if (launch == launch_tma_copy && bytes >= 256 * MiB)
-        run("local", 0, kSeed0, [&] { launch(c.src[0], c.dst[0], bytes, sms, c.s[0], 1); }, none);
+        run(
+            "local", 0, kSeed0, [&] { launch(c.src[0], c.dst[0], bytes, sms, c.s[0], 1); }, none);
     }
   }
 }
@@ -104,15 +116,19 @@ int main(int argc, char** argv) {
 
   char ldst_cfg[160], tma_cfg[200];
   std::snprintf(ldst_cfg, sizeof ldst_cfg,
-                "one CTA of %d threads per SM; each thread 16-byte loads (ld.global.cg) then stores, %d in flight",
+                "one CTA of %d threads per SM; each thread 16-byte loads (ld.global.cg) then "
+                "stores, %d in flight",
                 kThreads, kUnroll);
   std::snprintf(tma_cfg, sizeof tma_cfg,
-                "one CTA per SM, one issuing thread; chunks of %u bytes, ring of %d smem stages (%d loads in flight); "
+                "one CTA per SM, one issuing thread; chunks of %u bytes, ring of %d smem stages "
+                "(%d loads in flight); "
                 "cp.async.bulk global->smem (mbarrier) then smem->global (bulk_group)",
                 kTmaChunk, kTmaStages, kTmaStages - 1);
-  sweep(argc, argv, "peer_ldst.csv", "ld/st (register) peer copies GPU0<->GPU1 by size and SM count; see peer_sm.cu",
+  sweep(argc, argv, "peer_ldst.csv",
+        "ld/st (register) peer copies GPU0<->GPU1 by size and SM count; see peer_sm.cu",
         launch_ldst_copy, c, num_sms, concat(p2p, {{"kernel", ldst_cfg}}));
-  sweep(argc, argv, "peer_tma.csv", "TMA bulk-copy peer transfers GPU0<->GPU1 by size and SM count; see peer_sm.cu",
+  sweep(argc, argv, "peer_tma.csv",
+        "TMA bulk-copy peer transfers GPU0<->GPU1 by size and SM count; see peer_sm.cu",
         launch_tma_copy, c, num_sms, concat(p2p, {{"kernel", tma_cfg}}));
   return 0;
 }
