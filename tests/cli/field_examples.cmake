@@ -3,9 +3,9 @@
 # (mgsim_cli_test is defined there). Where a number is simple enough it is derived; the others
 # are the simulator's output, checked against their roofline (printed by `mgsim run`) when pinned.
 
-# ParallelKittens Table 3 (docs/pk_table3.md): K = 512, 2048, 8192 of both schedules on
+# ParallelKittens Table 3 (docs/VALIDATION.md, "A paper's table"): K = 512, 2048, 8192 of both schedules on
 # dgx-h100-8 with the h100 preset. The paper's times are 2.071 / 5.567 / 23.285 ms (GEMM) and
-# 6.483 / 7.531 / 25.325 ms (GEMM+RS); the misses are explained in docs/pk_table3.md.
+# 6.483 / 7.531 / 25.325 ms (GEMM+RS); the misses are explained in docs/VALIDATION.md, "A paper's table".
 # GEMM+RS at K <= 2048 is NVLink-bound: 7/8 x 2 GiB at the TMA peer rate 350 GB/s = 5.37 ms
 # (its bound) plus the first tiles; at K = 8192 the communication hides entirely under the GEMM,
 # so GEMM+RS equals the GEMM to the picosecond.
