@@ -17,7 +17,8 @@ $(BUILD)/build.ninja: | setup
 build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target mgsim
 	$(BUILD)/sim/cli/mgsim run examples/all_reduce_ring.yaml --topology hgx-h200-8
 
 $(ASAN_BUILD)/build.ninja: | setup
