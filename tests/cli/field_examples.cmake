@@ -1,4 +1,4 @@
-# Examples of the field (examples/field/, engineer J): each pinned to the picosecond, so a model
+# Examples of the field (examples/field/): each pinned to the picosecond, so a model
 # change that moves one fails here and must say why. Included from tests/cli/CMakeLists.txt
 # (mgsim_cli_test is defined there). Where a number is simple enough it is derived; the others
 # are the simulator's output, checked against their roofline (printed by `mgsim run`) when pinned.
