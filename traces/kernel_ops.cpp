@@ -32,9 +32,8 @@ bool KernelRunner::Impl::dispatch(RoleRun& r, const KernelOp& op) {
       const std::int64_t k = op.k.eval_positive(r.env, "k");
       const std::int64_t flops = mul(op.k, mul(op.n, 2 * m, n), k);
       self.stats_.flops += flops;
-      run_flows(r, Duration::zero(),
-                {{{pipe(rank, c.sm, op.dtype)}, pipe_amount(flops, op.dtype), std::nullopt}},
-                [this, &r] { op_done(r); });
+      stage(r, pipe(rank, c.sm, op.dtype), pipe_amount(flops, op.dtype), std::nullopt);
+      run_flows(r, Duration::zero(), Then::op_done);
       return false;
     }
     case KernelOp::Kind::compute: {
@@ -47,9 +46,8 @@ bool KernelRunner::Impl::dispatch(RoleRun& r, const KernelOp& op) {
       }
       const std::int64_t flops = op.flops->eval_positive(r.env, "compute flops");
       self.stats_.flops += flops;
-      run_flows(r, Duration::zero(),
-                {{{pipe(rank, c.sm, op.dtype)}, pipe_amount(flops, op.dtype), std::nullopt}},
-                [this, &r] { op_done(r); });
+      stage(r, pipe(rank, c.sm, op.dtype), pipe_amount(flops, op.dtype), std::nullopt);
+      run_flows(r, Duration::zero(), Then::op_done);
       return false;
     }
     case KernelOp::Kind::mainloop:
@@ -93,7 +91,7 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
   if (op.via == Via::multimem) return multimem(r, op, bytes);
   const int peer = op.peer ? check_rank(*op.peer, r.env) : rank;
   const bool is_load = op.kind == KernelOp::Kind::load;
-  FlowSpec flow;
+  FlowSpec& flow = stage(r);
   // The memory's owner: the peer for a peer access (remote data lives in the owner's HBM).
   flow.path.push_back(transfers.hbm(peer));
   Duration latency = spec.hbm.latency;
@@ -112,7 +110,7 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
     flow.bytes = spec.ldst.sectors_bytes(Bytes(bytes));
     flow.cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
   }
-  run_flows(r, fixed, {std::move(flow)}, [this, &r] { op_done(r); });
+  run_flows(r, fixed, Then::op_done);
   return false;
 }
 
@@ -141,23 +139,21 @@ bool KernelRunner::Impl::multimem(RoleRun& r, const KernelOp& op, std::int64_t b
   const PeerRoute mine = route_of(rank, other);
   const Duration latency = mine.latency + spec.nvswitch.latency;
   const Bandwidth cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
-  std::vector<FlowSpec> flows;
   for (int q = 0; q < world; ++q) {
     if (q == rank) continue;
     if (reduce) {
-      flows.push_back({{route_of(q, rank).resources.front()}, Bytes(bytes), cap});
+      stage(r, route_of(q, rank).resources.front(), Bytes(bytes), cap);
     } else {
-      flows.push_back({{route_of(rank, q).resources.back()}, Bytes(bytes), cap});
+      stage(r, route_of(rank, q).resources.back(), Bytes(bytes), cap);
     }
   }
   if (reduce) {
-    flows.push_back({{route_of(other, rank).resources.back()},
-                     Bytes(bytes),
-                     std::min(cap, spec.nvswitch.reduction_bandwidth)});
+    stage(r, route_of(other, rank).resources.back(), Bytes(bytes),
+          std::min(cap, spec.nvswitch.reduction_bandwidth));
   } else {
-    flows.push_back({{mine.resources.front()}, Bytes(bytes), cap});
+    stage(r, mine.resources.front(), Bytes(bytes), cap);
   }
-  run_flows(r, latency, std::move(flows), [this, &r] { op_done(r); });
+  run_flows(r, latency, Then::op_done);
   return false;
 }
 
@@ -179,38 +175,64 @@ bool KernelRunner::Impl::mainloop(RoleRun& r, const KernelOp& op) {
   self.stats_.flops += flops;
 
   const int peer = op.peer ? check_rank(*op.peer, r.env) : rank;
-  std::vector<sim::ResourceId> load_path{l2(peer)};
+  MainloopState& st = r.loop;
+  st.load_path.clear();
+  st.load_path.push_back(l2(peer));
   Duration latency = spec.l2.hit_latency;
-  if (peer != rank) latency += peer_path(peer, rank, Via::tma, load_path);
+  if (peer != rank) latency += peer_path(peer, rank, Via::tma, st.load_path);
   const std::int64_t window = std::min(mul(op.stages, stages, stage_bytes),
                                        spec.tma.max_message.count() * spec.tma.messages_in_flight);
-  const Bandwidth cap = window_rate(window, latency);
+  st.cap = window_rate(window, latency);
   const Duration fill = latency + sim::cycles_to_duration(spec.tma.issue_cycles, spec.sm.clock);
-  const sim::ResourceId mma_pipe = pipe(rank, c.sm, op.dtype);
-
-  auto last_mma = [this, &r, mma_pipe, amount = pipe_amount(last_flops, op.dtype)] {
-    run_flows(r, Duration::zero(), {{{mma_pipe}, amount, std::nullopt}},
-              [this, &r] { op_done(r); });
-  };
-  const Bytes rest_bytes(total_bytes - stage_bytes);
-  const Bytes rest_mma = pipe_amount(flops - last_flops, op.dtype);
-  run_flows(
-      r, fill, {{load_path, Bytes(stage_bytes), cap}},
-      [this, &r, steps, stages, load_path, cap, rest_bytes, rest_mma, mma_pipe, last_mma] {
-        if (steps == 1) {
-          last_mma();
-        } else if (stages >= 2) {
-          run_flows(r, Duration::zero(),
-                    {{load_path, rest_bytes, cap}, {{mma_pipe}, rest_mma, std::nullopt}}, last_mma);
-        } else {
-          run_flows(
-              r, Duration::zero(), {{load_path, rest_bytes, cap}},
-              [this, &r, mma_pipe, rest_mma, last_mma] {
-                run_flows(r, Duration::zero(), {{{mma_pipe}, rest_mma, std::nullopt}}, last_mma);
-              });
-        }
-      });
+  st.mma_pipe = pipe(rank, c.sm, op.dtype);
+  st.last_mma = pipe_amount(last_flops, op.dtype);
+  st.rest_bytes = Bytes(total_bytes - stage_bytes);
+  st.rest_mma = pipe_amount(flops - last_flops, op.dtype);
+  st.steps = steps;
+  st.stages = stages;
+  FlowSpec& first = stage(r);
+  first.path.assign(st.load_path.begin(), st.load_path.end());
+  first.bytes = Bytes(stage_bytes);
+  first.cap = st.cap;
+  run_flows(r, fill, Then::fill_done);
   return false;
+}
+
+// The next phase of a role's op once its flows are done (the mainloop's phases as above).
+void KernelRunner::Impl::continue_role(RoleRun& r) {
+  MainloopState& st = r.loop;
+  switch (r.then) {
+    case Then::op_done:
+      op_done(r);
+      return;
+    case Then::fill_done:
+      if (st.steps == 1) {
+        stage(r, st.mma_pipe, st.last_mma, std::nullopt);
+        run_flows(r, Duration::zero(), Then::op_done);
+      } else if (st.stages >= 2) {
+        FlowSpec& load = stage(r);
+        load.path.assign(st.load_path.begin(), st.load_path.end());
+        load.bytes = st.rest_bytes;
+        load.cap = st.cap;
+        stage(r, st.mma_pipe, st.rest_mma, std::nullopt);
+        run_flows(r, Duration::zero(), Then::last_mma);
+      } else {
+        FlowSpec& load = stage(r);
+        load.path.assign(st.load_path.begin(), st.load_path.end());
+        load.bytes = st.rest_bytes;
+        load.cap = st.cap;
+        run_flows(r, Duration::zero(), Then::loads_done);
+      }
+      return;
+    case Then::loads_done:
+      stage(r, st.mma_pipe, st.rest_mma, std::nullopt);
+      run_flows(r, Duration::zero(), Then::last_mma);
+      return;
+    case Then::last_mma:
+      stage(r, st.mma_pipe, st.last_mma, std::nullopt);
+      run_flows(r, Duration::zero(), Then::op_done);
+      return;
+  }
 }
 
 void KernelRunner::Impl::signal(RoleRun& r, const KernelOp& op) {
