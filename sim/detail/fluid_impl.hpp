@@ -34,6 +34,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/check.hpp"
@@ -132,6 +133,7 @@ struct FluidNetwork::Impl {
   std::vector<std::uint32_t> comp_resources;
   std::vector<std::uint32_t> comp_flows;
   std::vector<std::uint32_t> capped;
+  std::vector<std::pair<double, std::uint32_t>> capped_keys;  // (cap, flow slot), for sorting
   std::vector<std::uint32_t> share_heap;
   std::vector<std::uint32_t> touched;
   std::uint64_t touch_stamp = 0;

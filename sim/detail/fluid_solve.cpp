@@ -44,16 +44,17 @@ void FluidNetwork::Impl::collect_component() {
 
 void FluidNetwork::Impl::water_fill() {
   // `fixed` is flagged by new_rate >= 0; unfixed flows hold -1.
-  capped.clear();
+  // Sorted as (cap, slot) pairs held side by side: the same order as comparing flows[a].cap,
+  // without a cache miss per comparison (the sort was ~6 % of a GEMM simulation).
+  capped_keys.clear();
   for (std::uint32_t fi : comp_flows) {
     Flow& f = flows[fi];
     f.new_rate = -1.0;
-    if (f.cap < kInf) capped.push_back(fi);
+    if (f.cap < kInf) capped_keys.emplace_back(f.cap, fi);
   }
-  std::sort(capped.begin(), capped.end(), [this](std::uint32_t a, std::uint32_t b) {
-    if (flows[a].cap != flows[b].cap) return flows[a].cap < flows[b].cap;
-    return a < b;
-  });
+  std::sort(capped_keys.begin(), capped_keys.end());
+  capped.clear();
+  for (const auto& key : capped_keys) capped.push_back(key.second);
 
   // An indexed binary min-heap of the component's resources keyed by fair share (ties by
   // index, for determinism). Fixing flows at the minimum share only raises the others' shares
