@@ -54,6 +54,7 @@
 #include "models/sm.hpp"
 #include "sim/config.hpp"
 #include "traces/expr.hpp"
+#include "traces/parse_util.hpp"
 
 namespace mgsim::traces {
 
@@ -62,10 +63,7 @@ const char* to_string(Via v);
 
 struct KernelOp;
 
-struct KernelFor {
-  int slot = 0;
-  std::string var;
-  Expr from, to, step;
+struct KernelFor : LoopRange {
   std::vector<KernelOp> body;
 };
 

@@ -27,21 +27,6 @@ constexpr DtypeName kDtypes[] = {
     {"double", "double", 8}, {"fp64", "double", 8},
 };
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
-[[noreturn]] void fail_choice(const sim::Node& n, const std::string& what, const std::string& got,
-                              const std::vector<std::string>& valid) {
-  const std::string near = sim::nearest_name(got, valid);
-  n.fail(fmt::format("unknown {} '{}'{}", what, got,
-                     near.empty() ? fmt::format(" (one of: {})", fmt::join(valid, ", "))
-                                  : fmt::format("; did you mean '{}'?", near)));
-}
-
 class Parser {
  public:
   explicit Parser(Schedule& s) : s_(s) {}
@@ -297,25 +282,7 @@ class Parser {
 
   ForOp parse_for(const sim::Node& node) {
     sim::MapReader r(node, "for");
-    ForOp f;
-    const sim::Node var = r.required("var");
-    f.var = var.as_string();
-    if (!is_identifier(f.var) || f.var == "min" || f.var == "max")
-      var.fail(fmt::format("'{}' cannot name a loop variable", f.var));
-    if (scope_.find(f.var) >= 0)
-      var.fail(fmt::format("loop variable '{}' hides a name already defined here", f.var));
-    if (auto over = r.optional("over")) {
-      const std::string what = over->as_string();
-      if (what != "ranks") fail_choice(*over, "loop domain", what, {"ranks"});
-      if (r.has("from") || r.has("to")) over->fail("'over' replaces 'from' and 'to'");
-      f.from = Expr::constant(0, over->location());
-      f.to = Expr::parse("world", scope_, over->location());
-    } else {
-      f.from = Expr::parse(r.required("from"), scope_);
-      f.to = Expr::parse(r.required("to"), scope_);
-    }
-    f.step = Expr::constant(1, node.location());
-    if (auto s = r.optional("step")) f.step = Expr::parse(*s, scope_);
+    ForOp f{parse_loop_range(r, scope_, {"min", "max"}, node), {}};
     const sim::Node ops = r.required("ops");
     r.finish();
     const int outer = scope_.size();
@@ -326,13 +293,7 @@ class Parser {
     return f;
   }
 
-  int intern(const std::string& name) {
-    auto& names = s_.event_names;
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (it != names.end()) return static_cast<int>(it - names.begin());
-    names.push_back(name);
-    return static_cast<int>(names.size()) - 1;
-  }
+  int intern(const std::string& name) { return traces::intern(s_.event_names, name); }
 
   Schedule& s_;
   Scope scope_;

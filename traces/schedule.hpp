@@ -87,10 +87,7 @@ struct LaunchOp {
 
 struct Op;
 
-struct ForOp {
-  int slot = 0;  // the loop variable's slot in the Env
-  std::string var;
-  Expr from, to, step;  // [from, to) by step (> 0)
+struct ForOp : LoopRange {
   std::vector<Op> body;
 };
 
