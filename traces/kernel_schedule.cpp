@@ -1,7 +1,6 @@
 #include "traces/kernel_schedule.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <utility>
 
