@@ -434,8 +434,7 @@ struct KernelRunner::Impl {
     return f;
   }
 
-  FlowSpec& stage(RoleRun& r, sim::ResourceId resource, Bytes bytes,
-                  std::optional<Bandwidth> cap) {
+  FlowSpec& stage(RoleRun& r, sim::ResourceId resource, Bytes bytes, std::optional<Bandwidth> cap) {
     FlowSpec& f = stage(r);
     f.path.push_back(resource);
     f.bytes = bytes;
