@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/json.hpp"
+
 #include "sim/check.hpp"
 
 namespace mgsim::sim {
@@ -41,35 +43,6 @@ struct Record {
   std::int64_t end_ps;  // slices only
   double value;         // counters only
 };
-
-void append_escaped(std::string& out, std::string_view s) {
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += ch;  // UTF-8 passes through unchanged
-        }
-    }
-  }
-}
 
 // Picoseconds as microseconds with all six fractional digits.
 void append_us(std::string& out, std::int64_t ps) {
@@ -155,7 +128,7 @@ void ChromeTraceWriter::write(std::ostream& out) const {
   for (std::size_t p = 0; p < m.processes.size(); ++p) {
     begin_event();
     buf += fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":")", p + 1);
-    append_escaped(buf, m.processes[p]);
+    append_json_escaped(buf, m.processes[p]);
     buf += "\"}}";
     begin_event();
     buf += fmt::format(
@@ -166,7 +139,7 @@ void ChromeTraceWriter::write(std::ostream& out) const {
     begin_event();
     buf += fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":")",
                        t.pid, t.tid);
-    append_escaped(buf, t.thread);
+    append_json_escaped(buf, t.thread);
     buf += "\"}}";
     begin_event();
     buf += fmt::format(
@@ -179,10 +152,10 @@ void ChromeTraceWriter::write(std::ostream& out) const {
     begin_event();
     buf += "{\"name\":\"";
     if (r.is_counter) {
-      append_escaped(buf, t.thread);
+      append_json_escaped(buf, t.thread);
       buf += ' ';
     }
-    append_escaped(buf, name);
+    append_json_escaped(buf, name);
     buf += fmt::format(R"(","ph":"{}","pid":{},"tid":{},"ts":)", r.is_counter ? 'C' : 'X', t.pid,
                        t.tid);
     append_us(buf, r.begin_ps);

@@ -4,24 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "sim/json.hpp"
+
 namespace mgsim::traces {
 namespace {
-
-// Group names come from topology vertex names, which a YAML file chooses: escape them.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 bool is_flops(const UnitTerm& t) { return measure_of(t.kind) == Measure::flops; }
 
@@ -80,13 +66,13 @@ std::string roofline_json(const Roofline& r) {
       "{{\"bound_ps\": {}, \"elapsed_ps\": {}, \"fraction\": {:.6f}, \"bottleneck\": {}, "
       "\"units\": [",
       r.bound.picoseconds(), r.elapsed.picoseconds(), r.fraction(),
-      b ? quoted(b->group) : std::string("null"));
+      b ? sim::json_quote(b->group) : std::string("null"));
   for (std::size_t i = 0; i < r.terms.size(); ++i) {
     const UnitTerm& t = r.terms[i];
     out += fmt::format(
         "{}{{\"group\": {}, \"kind\": \"{}\", \"gpu\": {}, \"resources\": {}, \"measure\": \"{}\", "
         "\"amount\": {}, \"capacity_per_s\": {}, \"time_ps\": {}, \"utilisation\": {:.6f}}}",
-        i ? ", " : "", quoted(t.group), to_string(t.kind), t.gpu, t.resources,
+        i ? ", " : "", sim::json_quote(t.group), to_string(t.kind), t.gpu, t.resources,
         is_flops(t) ? "flops" : "bytes", t.amount, t.capacity, t.time.picoseconds(), t.utilisation);
   }
   return out + "]}";

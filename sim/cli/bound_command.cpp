@@ -17,6 +17,7 @@
 #include "models/hardware_loader.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/config.hpp"
+#include "sim/json.hpp"
 #include "topologies/topology.hpp"
 #include "traces/fabric_interconnect.hpp"
 #include "traces/roofline.hpp"
@@ -33,20 +34,6 @@ struct BoundOptions {
   std::vector<std::string> defines;
   bool json = false;
 };
-
-// JSON string literal for names the user chose (file paths, topology names).
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 void bound(const BoundOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
@@ -67,7 +54,8 @@ void bound(const BoundOptions& o) {
   if (o.json) {
     std::cout << fmt::format(
         "{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"roofline\": {}}}\n",
-        quoted(o.schedule), quoted(topo.name), quoted(hw.name), traces::roofline_json(r));
+        sim::json_quote(o.schedule), sim::json_quote(topo.name), sim::json_quote(hw.name),
+        traces::roofline_json(r));
     return;
   }
   std::cout << fmt::format("roofline of {} on {} ({} GPUs, hw {})\n", o.schedule, topo.name,

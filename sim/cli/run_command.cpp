@@ -28,6 +28,7 @@
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
+#include "sim/json.hpp"
 #include "sim/trace.hpp"
 #include "topologies/fabric.hpp"
 #include "topologies/topology.hpp"
@@ -124,21 +125,6 @@ CollectiveRow row_of(const traces::CollectiveResult& c) {
           algbw * bus_factor(c.kind, c.ranks)};
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 struct Run {
   Overrides params;  // every param's value, by name
   traces::RunResult result;
@@ -182,20 +168,21 @@ void print_text(const RunOptions& o, const topologies::Topology& topo, const std
 
 void print_json(const RunOptions& o, const topologies::Topology& topo, const std::string& hw,
                 const std::vector<Run>& runs) {
-  std::string out = fmt::format("{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"runs\": [",
-                                json_string(o.schedule), json_string(topo.name), json_string(hw));
+  std::string out =
+      fmt::format("{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"runs\": [",
+                  sim::json_quote(o.schedule), sim::json_quote(topo.name), sim::json_quote(hw));
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const traces::RunResult& r = runs[i].result;
     out += i ? ", " : "";
     out += "{\"params\": {";
     for (std::size_t p = 0; p < runs[i].params.size(); ++p)
-      out += fmt::format("{}{}: {}", p ? ", " : "", json_string(runs[i].params[p].first),
+      out += fmt::format("{}{}: {}", p ? ", " : "", sim::json_quote(runs[i].params[p].first),
                          runs[i].params[p].second);
     out += fmt::format("}}, \"world\": {}, \"end_ps\": {}, \"streams\": [", r.world,
                        r.end.picoseconds());
     for (std::size_t s = 0; s < r.streams.size(); ++s)
       out += fmt::format("{}{{\"rank\": {}, \"stream\": {}, \"end_ps\": {}, \"ops\": {}}}",
-                         s ? ", " : "", r.streams[s].rank, json_string(r.streams[s].stream),
+                         s ? ", " : "", r.streams[s].rank, sim::json_quote(r.streams[s].stream),
                          r.streams[s].end.picoseconds(), r.streams[s].ops);
     out += "], \"collectives\": [";
     for (std::size_t c = 0; c < r.collectives.size(); ++c) {
@@ -206,7 +193,7 @@ void print_json(const RunOptions& o, const topologies::Topology& topo, const std
           "{:.6f}, "
           "\"algbw_GBps\": {:.6f}, \"busbw_GBps\": {:.6f}}}",
           c ? ", " : "", traces::to_string(r.collectives[c].kind),
-          json_string(r.collectives[c].stream), row.size, row.count, row.type, row.redop,
+          sim::json_quote(r.collectives[c].stream), row.size, row.count, row.type, row.redop,
           r.collectives[c].ranks, r.collectives[c].begin.picoseconds(),
           r.collectives[c].end.picoseconds(), row.time_us, row.algbw, row.busbw);
     }
