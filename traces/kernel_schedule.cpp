@@ -103,24 +103,12 @@ class KernelParser {
     sim::MapReader r(node, "kernel op");
     KernelOp op;
     op.where = node.location();
-    std::optional<sim::Node> body;
-    int found = 0;
-    for (const auto& [key, kind] : kinds) {
-      if (auto n = r.optional(key)) {
-        if (found++ > 0)
-          n->fail(
-              "a kernel op holds exactly one of load, store, reduce, mma, compute, mainloop, "
-              "signal, wait, arrive, sync, for");
-        body = n;
-        op.kind = kind;
-      }
-    }
+    const auto kind = read_op_kind(r, kinds, "a kernel op");
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
-    if (!body)
-      node.fail(
-          "a kernel op needs one of load, store, reduce, mma, compute, mainloop, signal, "
-          "wait, arrive, sync, for");
+    if (!kind) fail_no_op_kind(node, kinds, "a kernel op");
+    op.kind = kind->first;
+    const sim::Node* body = &kind->second;
     switch (op.kind) {
       case K::load:
       case K::store:

@@ -2,8 +2,13 @@
 // (kernel_schedule.cpp): identifiers, a closed set of choices, and the header of a `for` loop.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "sim/config.hpp"
 #include "traces/expr.hpp"
@@ -33,5 +38,37 @@ struct LoopRange {
 // The variable's slot is not added yet: the caller adds it before parsing the body.
 LoopRange parse_loop_range(sim::MapReader& r, const Scope& scope,
                            const std::vector<std::string>& reserved, const sim::Node& node);
+
+// "load, store, ..." from the keys of `kinds`, in order.
+template <typename Kind, std::size_t N>
+std::string op_kind_list(const std::pair<const char*, Kind> (&kinds)[N]) {
+  std::string out;
+  for (const auto& [key, kind] : kinds) out += (out.empty() ? "" : ", ") + std::string(key);
+  return out;
+}
+
+// An op is a mapping holding exactly one of the keys of `kinds` (plus modifiers such as `if`).
+// Returns that key's kind and value, failing if it holds two; returns nullopt if it holds none,
+// so that the caller can first report an unknown key (with its suggestion) by finish(), then
+// call fail_no_op_kind(). `an_op` names the op in messages ("an op", "a kernel op").
+template <typename Kind, std::size_t N>
+std::optional<std::pair<Kind, sim::Node>> read_op_kind(
+    sim::MapReader& r, const std::pair<const char*, Kind> (&kinds)[N], const std::string& an_op) {
+  std::optional<std::pair<Kind, sim::Node>> found;
+  for (const auto& [key, kind] : kinds) {
+    if (auto n = r.optional(key)) {
+      if (found) n->fail(fmt::format("{} holds exactly one of {}", an_op, op_kind_list(kinds)));
+      found.emplace(kind, *n);
+    }
+  }
+  return found;
+}
+
+template <typename Kind, std::size_t N>
+[[noreturn]] void fail_no_op_kind(const sim::Node& node,
+                                  const std::pair<const char*, Kind> (&kinds)[N],
+                                  const std::string& an_op) {
+  node.fail(fmt::format("{} needs one of {}", an_op, op_kind_list(kinds)));
+}
 
 }  // namespace mgsim::traces

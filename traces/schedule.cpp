@@ -137,21 +137,12 @@ class Parser {
         {"wait", Op::Kind::wait},     {"collective", Op::Kind::collective},
         {"delay", Op::Kind::delay},   {"for", Op::Kind::for_loop},
         {"launch", Op::Kind::launch}};
-    std::optional<sim::Node> body;
-    int found = 0;
-    for (const auto& [key, kind] : kinds) {
-      if (auto n = r.optional(key)) {
-        if (found++ > 0)
-          n->fail(
-              "an op holds exactly one of memcpy, record, wait, collective, "
-              "delay, for, launch");
-        body = n;
-        op.kind = kind;
-      }
-    }
+    const auto kind = read_op_kind(r, kinds, "an op");
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
-    if (!body) node.fail("an op needs one of memcpy, record, wait, collective, delay, for, launch");
+    if (!kind) fail_no_op_kind(node, kinds, "an op");
+    op.kind = kind->first;
+    const sim::Node* body = &kind->second;
     switch (op.kind) {
       case Op::Kind::memcpy:
         parse_memcpy(*body, op.memcpy);
