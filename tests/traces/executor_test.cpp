@@ -6,33 +6,14 @@
 
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
+#include "tests/traces/crossbar.hpp"
 
 using namespace mgsim;
 using namespace mgsim::traces;
 
 namespace {
 
-// A crossbar: each GPU has one outgoing and one incoming port of 100 GB/s; route(s, d) crosses
-// s's out port and d's in port with 1 us of latency.
-class Crossbar final : public Interconnect {
- public:
-  Crossbar(sim::FluidNetwork& net, int gpus) {
-    for (int g = 0; g < gpus; ++g) {
-      out_.push_back(net.add_resource("out" + std::to_string(g), sim::Bandwidth::GBps(100)));
-      in_.push_back(net.add_resource("in" + std::to_string(g), sim::Bandwidth::GBps(100)));
-    }
-    for (int s = 0; s < gpus; ++s)
-      for (int d = 0; d < gpus; ++d) paths_.push_back({out_[s], in_[d]});
-  }
-  int gpu_count() const override { return static_cast<int>(out_.size()); }
-  PeerRoute route(int src, int dst, std::uint64_t) override {
-    return {paths_[static_cast<std::size_t>(src * gpu_count() + dst)], sim::Duration::us(1)};
-  }
-
- private:
-  std::vector<sim::ResourceId> out_, in_;
-  std::vector<std::vector<sim::ResourceId>> paths_;
-};
+using mgsim::test::Crossbar;
 
 // Copy engines of 50 GB/s with 2 us setup; HBM 1000 GB/s with 500 ns latency.
 DeviceModel device(int engines, sim::Bandwidth ce = sim::Bandwidth::GBps(50)) {
