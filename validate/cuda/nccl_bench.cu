@@ -13,16 +13,7 @@
 #include <nccl.h>
 
 #include "common.cuh"
-
-#define NCCL_CHECK(call)                                                        \
-  do {                                                                          \
-    ncclResult_t r_ = (call);                                                   \
-    if (r_ != ncclSuccess) {                                                    \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                   ncclGetErrorString(r_));                                     \
-      std::exit(2);                                                             \
-    }                                                                           \
-  } while (0)
+#include "nccl_check.cuh"
 
 using namespace mgbench;
 

@@ -30,16 +30,7 @@
 #include "cases.hpp"
 #include "gemm_util.cuh"
 #include "kernels.cuh"
-
-#define NCCL_CHECK(call)                                                        \
-  do {                                                                          \
-    ncclResult_t r_ = (call);                                                   \
-    if (r_ != ncclSuccess) {                                                    \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                   ncclGetErrorString(r_));                                     \
-      std::exit(2);                                                             \
-    }                                                                           \
-  } while (0)
+#include "nccl_check.cuh"
 
 using namespace mgbench;
 
