@@ -3,7 +3,8 @@
 #
 # Run through the device tool on kind nvidia-h200-x2 (2 H200s), from the repository root:
 #   run(kind="nvidia-h200-x2", timeout_s=600, command="bash scripts/measure_h200.sh")
-# Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm flag; MEASURE_ONLY="..." picks some.
+# Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm peer_reduce flag; MEASURE_ONLY="..."
+# picks some.
 # Results: $OUT/results.tar.gz (folder h200/: one CSV per family plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
 # what finished. Unpack into validate/data/ and commit; docs/MEASUREMENTS.md says what is what.
@@ -74,6 +75,10 @@ BIN=$REPO/build-cuda
 cuobjdump -sass "$BIN/peer_sm" 2>/dev/null | grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*" |
   sort | uniq -c >"$RES/system/sass_peer_sm.txt"
 cat "$RES/system/sass_peer_sm.txt"
+# The reduce kernels must use the bulk reduce (UBLKRED) beside the bulk copies.
+cuobjdump -sass "$BIN/peer_reduce" 2>/dev/null | grep -oE "UBLK[A-Z]*[.A-Z0-9]*|SYNCS[.A-Z0-9]*" |
+  sort | uniq -c >"$RES/system/sass_peer_reduce.txt"
+cat "$RES/system/sass_peer_reduce.txt"
 pack
 
 step hbm_l2 120 "$BIN/hbm_l2" --out .
@@ -83,6 +88,7 @@ NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV step nccl 180 "$BIN/nccl_bench"
 step overlap 180 "$BIN/overlap" --out .
 step peer_ce 150 "$BIN/peer_ce" --out .
 step peer_sm 240 "$BIN/peer_sm" --out .
+step peer_reduce 180 "$BIN/peer_reduce" --out .
 step flag 150 "$BIN/flag" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
