@@ -20,6 +20,11 @@
 //     latency (+ route latency for a peer). tma: fixed = one message's issue cycles + L, per-CTA
 //     rate cap = messages_in_flight x min(bytes, max_message) / L; ldst: bytes rounded up to
 //     sectors, fixed = L, cap = bytes_in_flight_per_sm / L.
+//   - load with a working_set W: h = models::L2Spec::hit_fraction(W) of the bytes hit the
+//     owner's L2 (a peer's data is cached in the peer's L2): a flow over [L2 of the owner (+ the
+//     peer path)], then the misses as a flow over [HBM of the owner (+ the peer path)]; the two
+//     run one after the other (a warp's loads retire in order), each under the same cap, and
+//     L = h x L2 hit latency + (1 - h) x HBM latency (+ route latency). Without W, h = 0.
 //   - multimem (NVSwitch, needs every route to cross a switch and spec.nvswitch.multicast /
 //     reduction): fixed = route latency + switch latency, then concurrent flows:
 //       store X: X over r's uplink, X over every other rank's downlink (multicast);
@@ -39,8 +44,9 @@
 //     after it changed. arrive/sync: the n-th sync of a role on a barrier waits for n x count
 //     arrivals in its CTA, and costs mbarrier_cycles when it had to wait.
 // Ignores: concurrent kernels' occupancy limits on one GPU (each launch places its CTAs as if it
-// had the SMs to itself; their flows still share pipes, HBM and links), L2 capacity and hit rates,
-// instruction issue inside a role, and HBM traffic of multimem ops.
+// had the SMs to itself; their flows still share pipes, HBM and links), L2 hits other than a load's
+// declared working set (stores and multimem ops go to HBM, a mainloop's operands to L2), L2
+// bandwidth used by misses, instruction issue inside a role, and HBM traffic of multimem ops.
 // Deterministic: same inputs, same picoseconds. Values are ConfigErrors naming the YAML value.
 #pragma once
 

@@ -79,13 +79,15 @@ struct KernelRunner::Impl {
   // captured by value) were too big for std::function's small buffer, and allocating them cost
   // ~20 % of a GEMM simulation's time.
   enum class Then : std::uint8_t {
-    op_done,     // the op ended
-    fill_done,   // mainloop: the first stage has landed
-    loads_done,  // mainloop, stages == 1: all loads done, the MMAs come next
-    last_mma,    // mainloop: all but the last step done, the last step's MMA comes next
+    op_done,      // the op ended
+    fill_done,    // mainloop: the first stage has landed
+    loads_done,   // mainloop, stages == 1: all loads done, the MMAs come next
+    last_mma,     // mainloop: all but the last step done, the last step's MMA comes next
+    load_misses,  // load with a working set: the hits are done, the misses come next
   };
 
-  // A mainloop's parameters between its phases (kernel_exec.hpp states the model).
+  // An op's parameters between its phases (kernel_exec.hpp states the model): a mainloop's, or
+  // a split load's miss part (load_path: HBM of the owner and the peer route, rest_bytes, cap).
   struct MainloopState {
     std::vector<sim::ResourceId> load_path;
     Bandwidth cap;

@@ -1,4 +1,6 @@
 // The ops of a kernel role: how each maps onto events and fluid flows (model in kernel_exec.hpp).
+#include <cmath>
+
 #include "traces/kernel_exec_impl.hpp"
 
 namespace mgsim::traces {
@@ -91,26 +93,62 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
   if (op.via == Via::multimem) return multimem(r, op, bytes);
   const int peer = op.peer ? check_rank(*op.peer, r.env) : rank;
   const bool is_load = op.kind == KernelOp::Kind::load;
-  FlowSpec& flow = stage(r);
-  // The memory's owner: the peer for a peer access (remote data lives in the owner's HBM).
-  flow.path.push_back(transfers.hbm(peer));
+  // The memory's owner is the peer for a peer access: remote data lives in the owner's HBM and
+  // is cached in the owner's L2. A load with a working set hits there with the L2's hit
+  // fraction; the mean load-to-use latency mixes the two.
+  const double hit =
+      op.working_set
+          ? spec.l2.hit_fraction(Bytes(op.working_set->eval_positive(r.env, "load working_set")))
+          : 0.0;
   Duration latency = spec.hbm.latency;
+  if (hit > 0.0)
+    latency =
+        Duration::ps(std::llround(hit * static_cast<double>(spec.l2.hit_latency.picoseconds()) +
+                                  (1.0 - hit) * static_cast<double>(latency.picoseconds())));
+  std::vector<sim::ResourceId>& route = r.loop.load_path;  // the peer part of the path
+  route.clear();
   if (peer != rank) {
     const int src = is_load ? peer : rank;
     const int dst = is_load ? rank : peer;
-    latency += peer_path(src, dst, op.via, flow.path);
+    latency += peer_path(src, dst, op.via, route);
   }
   Duration fixed = latency;
+  Bytes moved;
+  Bandwidth cap;
   if (op.via == Via::tma) {
     const std::int64_t message = std::min(bytes, spec.tma.max_message.count());
-    flow.bytes = Bytes(bytes);
-    flow.cap = window_rate(mul(op.bytes, message, spec.tma.messages_in_flight), latency);
+    moved = Bytes(bytes);
+    cap = window_rate(mul(op.bytes, message, spec.tma.messages_in_flight), latency);
     fixed += sim::cycles_to_duration(spec.tma.issue_cycles, spec.sm.clock);
   } else {
-    flow.bytes = spec.ldst.sectors_bytes(Bytes(bytes));
-    flow.cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
+    moved = spec.ldst.sectors_bytes(Bytes(bytes));
+    cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
   }
-  run_flows(r, fixed, Then::op_done);
+  // Hits, then misses: a warp's loads retire in order, so a miss holds up the hits behind it and
+  // the two times add (docs/MODELS.md, L2).
+  const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
+  const Bytes misses = moved - hits;
+  auto stage_part = [&](sim::ResourceId memory, Bytes amount) {
+    FlowSpec& flow = stage(r);
+    flow.path.assign(1, memory);
+    flow.path.insert(flow.path.end(), route.begin(), route.end());
+    flow.bytes = amount;
+    flow.cap = cap;
+  };
+  if (hits.count() == 0) {
+    stage_part(transfers.hbm(peer), misses);
+    run_flows(r, fixed, Then::op_done);
+    return false;
+  }
+  stage_part(l2(peer), hits);
+  if (misses.count() == 0) {
+    run_flows(r, fixed, Then::op_done);
+    return false;
+  }
+  route.insert(route.begin(), transfers.hbm(peer));
+  r.loop.rest_bytes = misses;
+  r.loop.cap = cap;
+  run_flows(r, fixed, Then::load_misses);
   return false;
 }
 
@@ -198,13 +236,22 @@ bool KernelRunner::Impl::mainloop(RoleRun& r, const KernelOp& op) {
   return false;
 }
 
-// The next phase of a role's op once its flows are done (the mainloop's phases as above).
+// The next phase of a role's op once its flows are done (the mainloop's phases as above, a
+// split load's misses).
 void KernelRunner::Impl::continue_role(RoleRun& r) {
   MainloopState& st = r.loop;
   switch (r.then) {
     case Then::op_done:
       op_done(r);
       return;
+    case Then::load_misses: {
+      FlowSpec& load = stage(r);
+      load.path.assign(st.load_path.begin(), st.load_path.end());
+      load.bytes = st.rest_bytes;
+      load.cap = st.cap;
+      run_flows(r, Duration::zero(), Then::op_done);
+      return;
+    }
     case Then::fill_done:
       if (st.steps == 1) {
         stage(r, st.mma_pipe, st.last_mma, std::nullopt);

@@ -167,6 +167,14 @@ class KernelParser {
       op.buffer = intern(set_.buffer_names, name);
     }
     if (auto g = r.optional("region")) op.region = Expr::parse(*g, scope_);
+    if (auto w = r.optional("working_set")) {
+      if (op.kind != KernelOp::Kind::load)
+        w->fail(
+            fmt::format("'working_set' belongs to a load (the L2 hit model of re-read data); a "
+                        "{} writes through",
+                        is_reduce ? "reduce" : "store"));
+      op.working_set = Expr::parse(*w, scope_);
+    }
     r.finish();
     if (op.via == Via::multimem && op.peer)
       node.fail("a multimem op addresses the whole multicast group: drop 'peer'");

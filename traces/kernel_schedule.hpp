@@ -28,6 +28,9 @@
 // Ops of a role (each may carry `if: EXPR`):
 //   load / store {bytes, peer (rank; default local), via: tma|ldst|multimem (default tma),
 //                 buffer (name), region (expr)}       a transfer between HBM and the SM
+//   load ... working_set (bytes, optional)            the bytes the access pattern re-reads:
+//                 part of the load hits the owner's L2 (models::L2Spec::hit_fraction); without
+//                 it every byte comes from HBM (data streamed once)
 //   reduce {bytes, via: multimem (the only choice), buffer, region}   in-network reduction
 //   mma {m, n, k, dtype}                              2*m*n*k flops on the SM's tensor pipe
 //   compute {flops, dtype (default fp32)} | {cycles}  flops on the SM's pipe, or a fixed delay
@@ -91,6 +94,7 @@ struct KernelOp {
   Via via = Via::tma;
   int buffer = -1;  // index into KernelSet::buffer_names, -1 when not named
   std::optional<Expr> region;
+  std::optional<Expr> working_set;  // load: bytes re-read, for the L2 hit model
 
   // mma, mainloop
   Expr m, n, k, k_tile, stages;

@@ -69,6 +69,33 @@ TEST_CASE("a peer TMA load costs issue + latency + bytes at the port") {
   CHECK(stream_end(r.result, 0, "s") == 12'564'000);
 }
 
+TEST_CASE("a load's working set decides how much of it hits the L2") {
+  // Local TMA load of 1e6 B, issue 64 ns, 1 us launch. The toy L2 holds 50e6 B (L2Spec default).
+  // No working set: all from HBM: L = 500 ns, 1e6 B at 1000 GB/s = 1 us: 1 + 0.064 + 0.5 + 1.
+  auto local = [](const std::string& extra) {
+    return run_kernels(
+        one_kernel("1", "      - {name: l, ops: [{load: {bytes: 1000000" + extra + "}}]}\n"), 1,
+        toy_device());
+  };
+  CHECK(stream_end(local("").result, 0, "s") == 2'564'000);
+  // Working set 1e6 B fits: every byte hits: L = 100 ns, 1e6 B at the L2's 100 GB/s = 10 us
+  // (the cap, 8 x 227 KiB / 100 ns, is far above): 1 + 0.064 + 0.1 + 10 = 11.164 us.
+  CHECK(stream_end(local(", working_set: 1000000").result, 0, "s") == 11'164'000);
+  // Working set 100e6 B, twice the L2: half hits. L = 0.5 x 100 + 0.5 x 500 = 300 ns; the hits,
+  // 5e5 B at 100 GB/s = 5 us, then the misses, 5e5 B at 1000 GB/s = 0.5 us:
+  // 1 + 0.064 + 0.3 + 5 + 0.5 = 6.864 us.
+  CHECK(stream_end(local(", working_set: 100000000").result, 0, "s") == 6'864'000);
+  // A peer's data hits in the peer's L2 and crosses the port (both 100 GB/s): L = 100 ns + 1 us
+  // route; 1 + 0.064 + 1.1 + 10 = 12.164 us.
+  const auto peer = run_kernels(
+      one_kernel("1",
+                 "      - {name: l, if: rank == 0, ops: [{load: {bytes: 1000000, peer: 1, "
+                 "working_set: 1000000}}]}\n",
+                 2),
+      2, toy_device());
+  CHECK(stream_end(peer.result, 0, "s") == 12'164'000);
+}
+
 TEST_CASE("a signal reaches a peer after the route latency") {
   // Both ranks' kernels start at 1 us; rank 0 signals rank 1 at once; the write lands after the
   // 1 us route latency, so rank 1's wait (on its own memory) ends at 2 us.

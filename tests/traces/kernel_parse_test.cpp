@@ -63,6 +63,11 @@ streams: [{name: s, ops: [{launch: k}]}]
 )"),
              Catch::Contains("via must be multimem"));
   CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{store: {bytes: 1, working_set: 1}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"),
+             Catch::Contains("k.yaml:2:72: error: 'working_set' belongs to a load"));
+  CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{mma: {m: ctaa, n: 1, k: 1}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
 )"),
