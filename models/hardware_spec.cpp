@@ -26,6 +26,9 @@ sim::Bandwidth peer_bandwidth(const HardwareSpec& spec, PeerPath path) {
     case PeerPath::ldst:
       path_efficiency = spec.ldst.nvlink_efficiency;
       break;
+    case PeerPath::tma_reduce:
+      path_efficiency = spec.tma.nvlink_efficiency * spec.tma.reduce_efficiency;
+      break;
   }
   return scale_bandwidth(spec.nvlink.port_bandwidth(),
                          spec.nvlink.protocol_efficiency * path_efficiency);

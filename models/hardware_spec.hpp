@@ -42,7 +42,8 @@ struct HardwareSpec {
 };
 
 // The three ways a GPU moves bytes to a peer over NVLink.
-enum class PeerPath { copy_engine, tma, ldst };
+// tma_reduce: TMA bulk reduce-adds (store-adds), at tma.reduce_efficiency of a TMA store's rate.
+enum class PeerPath { copy_engine, tma, ldst, tma_reduce };
 
 // The most one GPU can push to peers over NVLink in one direction through `path` with enough
 // engines or SMs to saturate it: port bandwidth x protocol efficiency x the path's efficiency,

@@ -3,6 +3,8 @@
 // Models: capacity, aggregate bandwidth and hit latency; a working-set hit model (what fraction
 // of a re-read working set hits) is a pure function of capacity here. Remote (peer) reads are
 // cached in the owner's L2, not the reader's: the executor charges a peer read to the owner.
+// Bulk reduce-adds (TMA store-adds) are applied in the destination's L2 as read-modify-writes at
+// reduction_bandwidth, whoever sends them.
 // Ignores: the two-partition structure (the "far" half costs more latency), replacement policy,
 // set conflicts, persistence controls, and write-back traffic to HBM beyond the bytes written.
 #pragma once
@@ -12,9 +14,10 @@
 namespace mgsim::models {
 
 struct L2Spec {
-  sim::Bytes capacity = sim::Bytes(50'000'000);             // total L2
-  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(10'000);  // aggregate hit bandwidth
-  sim::Duration hit_latency = sim::Duration::ns(150);       // load-to-use on a hit
+  sim::Bytes capacity = sim::Bytes(50'000'000);                      // total L2
+  sim::Bandwidth bandwidth = sim::Bandwidth::GBps(10'000);           // aggregate hit bandwidth
+  sim::Duration hit_latency = sim::Duration::ns(150);                // load-to-use on a hit
+  sim::Bandwidth reduction_bandwidth = sim::Bandwidth::GBps(1'000);  // bulk reduce-adds applied
 
   // Fraction of a working set of `working_set` bytes that hits when re-read in full, under an
   // LRU-like policy with a sharp edge: 1 when it fits, capacity / working_set beyond (the part

@@ -115,6 +115,8 @@ const std::array kParameters = {
                                                  "outstanding messages per SM"),
     param<&H::tma, &TmaSpec::nvlink_efficiency>("tma", "nvlink_efficiency", "ratio", kRequired,
                                                 "peer bandwidth relative to a copy engine's"),
+    param<&H::tma, &TmaSpec::reduce_efficiency>("tma", "reduce_efficiency", "ratio", kRequired,
+                                                "peer rate of a bulk reduce-add / a bulk store's"),
     // ldst
     param<&H::ldst, &LdStSpec::coalescing_granularity>("ldst", "coalescing_granularity", "B",
                                                        kRequired, "sector an access splits into"),
@@ -132,6 +134,8 @@ const std::array kParameters = {
                                       "aggregate hit bandwidth"),
     param<&H::l2, &L2Spec::hit_latency>("l2", "hit_latency", "s", kRequired,
                                         "load-to-use latency of a hit"),
+    param<&H::l2, &L2Spec::reduction_bandwidth>("l2", "reduction_bandwidth", "B/s", kRequired,
+                                                "bulk reduce-adds (TMA store-adds) applied"),
     // hbm
     param<&H::hbm, &HbmSpec::capacity>("hbm", "capacity", "B", kRequired, "device memory"),
     param<&H::hbm, &HbmSpec::bandwidth>("hbm", "bandwidth", "B/s", kRequired,

@@ -159,8 +159,8 @@ struct KernelRunner::Impl {
   struct Gpu {
     std::vector<sim::ResourceId> tensor, fp32;  // per SM (fp32 created on first use)
     std::vector<bool> has_fp32;
-    std::optional<sim::ResourceId> l2;
-    std::optional<sim::ResourceId> peer_out[2], peer_in[2];  // [tma, ldst]
+    std::optional<sim::ResourceId> l2, l2_reduce;
+    std::optional<sim::ResourceId> peer_out[3], peer_in[3];  // by PeerPath: tma, ldst, tma_reduce
   };
 
   KernelRunner& self;
@@ -222,14 +222,31 @@ struct KernelRunner::Impl {
     return *gpu.l2;
   }
 
-  sim::ResourceId peer_port(int g, Via via, bool out) {
+  // Where a store-add's read-modify-write happens: the destination's L2.
+  sim::ResourceId l2_reduce(int g) {
     Gpu& gpu = gpus[static_cast<std::size_t>(g)];
-    const int i = via == Via::tma ? 0 : 1;
+    if (!gpu.l2_reduce) {
+      gpu.l2_reduce =
+          net.add_resource(fmt::format("gpu{}.l2.reduce", g), spec.l2.reduction_bandwidth);
+      if (catalog) catalog->add(*gpu.l2_reduce, UnitKind::l2, g, gpu_group(g, "l2.reduce"));
+    }
+    return *gpu.l2_reduce;
+  }
+
+  // The SM-driven peer paths: a TMA store-add has its own rate over NVLink.
+  static models::PeerPath peer_kind(Via via, bool add) {
+    if (via == Via::ldst) return models::PeerPath::ldst;
+    return add ? models::PeerPath::tma_reduce : models::PeerPath::tma;
+  }
+
+  sim::ResourceId peer_port(int g, models::PeerPath kind, bool out) {
+    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
+    const int i = kind == models::PeerPath::tma ? 0 : (kind == models::PeerPath::ldst ? 1 : 2);
     std::optional<sim::ResourceId>& slot = out ? gpu.peer_out[i] : gpu.peer_in[i];
     if (!slot) {
-      const Bandwidth bw = models::peer_bandwidth(
-          spec, via == Via::tma ? models::PeerPath::tma : models::PeerPath::ldst);
-      const std::string unit = fmt::format("{}.peer.{}", to_string(via), out ? "out" : "in");
+      static constexpr const char* kNames[] = {"tma", "ldst", "tma_add"};
+      const Bandwidth bw = models::peer_bandwidth(spec, kind);
+      const std::string unit = fmt::format("{}.peer.{}", kNames[i], out ? "out" : "in");
       slot = net.add_resource(fmt::format("gpu{}.{}", g, unit), bw);
       if (catalog)
         catalog->add(*slot, out ? UnitKind::peer_out : UnitKind::peer_in, g, gpu_group(g, unit));
@@ -238,11 +255,11 @@ struct KernelRunner::Impl {
   }
 
   // [src's egress, route src -> dst, dst's ingress] for an SM-driven peer transfer.
-  Duration peer_path(int src, int dst, Via via, std::vector<sim::ResourceId>& path) {
+  Duration peer_path(int src, int dst, models::PeerPath kind, std::vector<sim::ResourceId>& path) {
     const PeerRoute route = fabric.route(src, dst, hint++);
-    path.push_back(peer_port(src, via, true));
+    path.push_back(peer_port(src, kind, true));
     path.insert(path.end(), route.resources.begin(), route.resources.end());
-    path.push_back(peer_port(dst, via, false));
+    path.push_back(peer_port(dst, kind, false));
     return route.latency;
   }
 

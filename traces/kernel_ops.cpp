@@ -110,8 +110,10 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
   if (peer != rank) {
     const int src = is_load ? peer : rank;
     const int dst = is_load ? rank : peer;
-    latency += peer_path(src, dst, op.via, route);
+    latency += peer_path(src, dst, peer_kind(op.via, op.add), route);
   }
+  // A store-add is read, added and written back by the destination's L2.
+  if (op.add) route.push_back(l2_reduce(peer));
   Duration fixed = latency;
   Bytes moved;
   Bandwidth cap;
@@ -217,7 +219,7 @@ bool KernelRunner::Impl::mainloop(RoleRun& r, const KernelOp& op) {
   st.load_path.clear();
   st.load_path.push_back(l2(peer));
   Duration latency = spec.l2.hit_latency;
-  if (peer != rank) latency += peer_path(peer, rank, Via::tma, st.load_path);
+  if (peer != rank) latency += peer_path(peer, rank, models::PeerPath::tma, st.load_path);
   const std::int64_t window = std::min(mul(op.stages, stages, stage_bytes),
                                        spec.tma.max_message.count() * spec.tma.messages_in_flight);
   st.cap = window_rate(window, latency);

@@ -175,6 +175,17 @@ class KernelParser {
                         is_reduce ? "reduce" : "store"));
       op.working_set = Expr::parse(*w, scope_);
     }
+    if (auto a = r.optional("add")) {
+      if (op.kind != KernelOp::Kind::store)
+        a->fail(fmt::format("'add' belongs to a store (a TMA store-add); a {} cannot add",
+                            is_reduce ? "reduce already reduces: it" : "load"));
+      op.add = a->as_bool();
+      if (op.add && op.via != Via::tma)
+        a->fail(
+            fmt::format("a store-add is a TMA bulk reduction (cp.reduce.async.bulk): via must "
+                        "be tma, not '{}'",
+                        to_string(op.via)));
+    }
     r.finish();
     if (op.via == Via::multimem && op.peer)
       node.fail("a multimem op addresses the whole multicast group: drop 'peer'");

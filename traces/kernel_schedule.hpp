@@ -31,6 +31,8 @@
 //   load ... working_set (bytes, optional)            the bytes the access pattern re-reads:
 //                 part of the load hits the owner's L2 (models::L2Spec::hit_fraction); without
 //                 it every byte comes from HBM (data streamed once)
+//   store ... add (bool, default false, via tma only)  a store-add (cp.reduce.async.bulk .add): the
+//                 destination's L2 adds the bytes into memory (read-modify-write)
 //   reduce {bytes, via: multimem (the only choice), buffer, region}   in-network reduction
 //   mma {m, n, k, dtype}                              2*m*n*k flops on the SM's tensor pipe
 //   compute {flops, dtype (default fp32)} | {cycles}  flops on the SM's pipe, or a fixed delay
@@ -108,7 +110,7 @@ struct KernelOp {
   Expr index;
   std::optional<Expr> rank;
   Expr value;        // signal: the value set or added; wait: the threshold
-  bool add = false;  // signal: add instead of set
+  bool add = false;  // signal: add instead of set; store: a TMA store-add
 
   // arrive, sync
   int barrier = 0;  // index into KernelDef::barrier_names

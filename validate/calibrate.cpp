@@ -320,6 +320,38 @@ Calibration calibrate(const std::string& data_dir, const std::string& base,
           "measured: l2.csv metadata gpu0_l2_bytes (cudaDeviceProp::l2CacheSize)");
   }
 
+  // --- TMA store-adds (bulk reduce-add, bf16 and f32): the peer rate against a plain bulk store's,
+  // and the local rate from shared memory (the L2's read-modify-write alone), all at 132 SMs.
+  const MeasurementTable& red = c.table("peer_tma_reduce.csv");
+  {
+    const std::size_t gbps = red.column("gbps_median", Unit::gbps);
+    const std::size_t sms = red.column("sms", Unit::none);
+    const std::size_t op = red.column("op", Unit::none);
+    auto all_sms = [&](bool add) {
+      return [&, add](std::size_t r) {
+        return red.number(r, sms) == 132 && (red.text(r, op) != "store") == add;
+      };
+    };
+    const ConstantFit store = fit_constant(red, select(red, {{"direction", "put"}}, all_sms(false)),
+                                           gbps, "store gbps = s");
+    const Rows add_rows = select(red, {{"direction", "put"}}, all_sms(true));
+    const ConstantFit add = fit_constant(red, add_rows, gbps, "store-add gbps = a");
+    const double ratio = add.coefficients[0] / store.coefficients[0];
+    if (ratio <= 0 || ratio > 1) out_of_range(red, fmt::format("reduce efficiency {}", ratio));
+    c.add("tma", "reduce_efficiency", fmt::format("{:.6f}", ratio),
+          fmt::format("fit: peer_tma_reduce.csv lines {} (put, 132 SMs, bf16 and f32 adds, every "
+                      "message size and source), least squares of the rate a (a constant) = "
+                      "{:.3f} GB/s, over the bulk store's s = {:.3f} GB/s (the same rows' stores)",
+                      lines(red, add_rows), add.coefficients[0], store.coefficients[0]));
+    const Rows local = select(red, {{"direction", "local"}, {"source", "smem"}}, all_sms(true));
+    const ConstantFit lf = fit_constant(red, local, gbps, "local store-add gbps = l");
+    c.add("l2", "reduction_bandwidth", bw_value(lf.coefficients[0] * 1e9),
+          fmt::format("fit: peer_tma_reduce.csv lines {} (local store-adds from shared memory, 132 "
+                      "SMs, bf16 and f32), least squares of the rate l (a constant), rows "
+                      "{:.0f}-{:.0f} GB/s",
+                      lines(red, local), lf.min, lf.max));
+  }
+
   // --- Launch: empty kernels back to back on one stream, t = a + ctas x d.
   const MeasurementTable& launch = c.table("launch.csv");
   {

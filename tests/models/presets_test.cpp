@@ -36,7 +36,7 @@ TEST_CASE("each preset loads with a source for every parameter", "[models][prese
       const bool kind = s.starts_with("datasheet:") || s.starts_with("whitepaper:") ||
                         s.starts_with("guide:") || s.starts_with("derived:") ||
                         s.starts_with("fit") || s.starts_with("third-party:") ||
-                        s.starts_with("assumed:");
+                        s.starts_with("measured") || s.starts_with("assumed:");
       CHECK(kind);
     }
   }

@@ -96,6 +96,36 @@ TEST_CASE("a load's working set decides how much of it hits the L2") {
   CHECK(stream_end(peer.result, 0, "s") == 12'164'000);
 }
 
+TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer rate") {
+  auto device = [](double reduce_efficiency, std::int64_t reduction_gbps) {
+    traces::DeviceModel d = toy_device();
+    auto hw = std::make_shared<models::HardwareSpec>(*d.hardware);
+    hw->tma.reduce_efficiency = reduce_efficiency;
+    hw->l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
+    d.hardware = hw;
+    return d;
+  };
+  auto store = [](const std::string& fields, int world, const traces::DeviceModel& d) {
+    return stream_end(
+        run_kernels(one_kernel("1",
+                               "      - {name: s, if: rank == 0, ops: [{store: {bytes: 1000000" +
+                                   fields + "}}]}\n",
+                               world),
+                    world, d)
+            .result,
+        0, "s");
+  };
+  // Local, L2 reduction at 50 GB/s: 1e6 B over [HBM 1000 GB/s, L2 reduce 50 GB/s] = 20 us;
+  // L = 500 ns HBM, issue 64 ns: 1 + 0.064 + 0.5 + 20 = 21.564 us. A plain store: 1 us of HBM.
+  CHECK(store(", add: true", 1, device(1.0, 50)) == 21'564'000);
+  CHECK(store("", 1, device(1.0, 50)) == 2'564'000);
+  // To a peer, reduce_efficiency 0.5: the store-add ports run at 100 GB/s x 0.5 = 50 GB/s
+  // (the L2 reduction, 1000 GB/s, does not bind): 20 us; L = 500 ns + 1 us route:
+  // 1 + 0.064 + 1.5 + 20 = 22.564 us. A plain peer store: 10 us at the 100 GB/s ports.
+  CHECK(store(", peer: 1, add: true", 2, device(0.5, 1000)) == 22'564'000);
+  CHECK(store(", peer: 1", 2, device(0.5, 1000)) == 12'564'000);
+}
+
 TEST_CASE("a signal reaches a peer after the route latency") {
   // Both ranks' kernels start at 1 us; rank 0 signals rank 1 at once; the write lands after the
   // 1 us route latency, so rank 1's wait (on its own memory) ends at 2 us.

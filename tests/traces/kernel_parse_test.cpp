@@ -68,6 +68,17 @@ streams: [{name: s, ops: [{launch: k}]}]
 )"),
              Catch::Contains("k.yaml:2:72: error: 'working_set' belongs to a load"));
   CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, add: true}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"),
+             Catch::Contains("error: 'add' belongs to a store"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{store: {bytes: 1, via: ldst, add: true}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"),
+             Catch::Contains("a store-add is a TMA bulk reduction") &&
+                 Catch::Contains("via must be tma, not 'ldst'"));
+  CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{mma: {m: ctaa, n: 1, k: 1}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
 )"),
