@@ -38,6 +38,13 @@ ResourceId FluidNetwork::add_resource(std::string name, Bandwidth capacity) {
   return ResourceId{static_cast<std::uint32_t>(impl_->resources.size() - 1)};
 }
 
+void FluidNetwork::set_trace_track(ResourceId id, std::string process, std::string thread) {
+  MGSIM_CHECK(id.value < impl_->resources.size(), "resource id {} out of range", id.value);
+  Resource& r = impl_->resources[id.value];
+  r.track_process = std::move(process);
+  r.track_thread = std::move(thread);
+}
+
 FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
                                 std::optional<Bandwidth> cap, std::function<void()> on_done) {
   Impl& m = *impl_;

@@ -60,6 +60,9 @@ class FluidNetwork {
 
   // `name` labels the resource in stats and traces ("gpu0.nvlink.out"). REQUIRES: capacity > 0.
   ResourceId add_resource(std::string name, Bandwidth capacity);
+  // The trace track of a resource's bandwidth counter, when its name does not say it: by default
+  // "gpu0.hbm" is counter "hbm" of process "gpu0" (a name without a dot is its own process).
+  void set_trace_track(ResourceId id, std::string process, std::string thread);
 
   // Starts moving `bytes` over `path` now. `on_done` runs (as an engine event) when the last
   // byte has moved. `cap`, if set, bounds this flow's own rate (e.g. bytes in flight / latency).

@@ -8,8 +8,15 @@ namespace mgsim::topologies {
 
 Fabric::Fabric(const Topology& topo, sim::FluidNetwork& net) : routing_(topo) {
   for (const RoutingGraph::Arc& a : routing_.arcs()) {
-    arc_resources_.push_back(net.add_resource(
-        fmt::format("{}->{}", routing_.name(a.from), routing_.name(a.to)), a.bandwidth));
+    const std::string from = routing_.name(a.from), to = routing_.name(a.to);
+    const sim::ResourceId id = net.add_resource(fmt::format("{}->{}", from, to), a.bandwidth);
+    arc_resources_.push_back(id);
+    // In a trace, a GPU's links sit under the GPU: "link -> nvsw0" out of it, "link <- nvsw0"
+    // into it (a direct GPU-GPU link shows under its sending GPU).
+    if (routing_.is_gpu(a.from))
+      net.set_trace_track(id, from, fmt::format("link -> {}", to));
+    else if (routing_.is_gpu(a.to))
+      net.set_trace_track(id, to, fmt::format("link <- {}", from));
   }
   for (VertexId v : topo.gpus) {
     gpu_names_.push_back(topo.graph[v].name);

@@ -6,11 +6,12 @@
 // one param. busbw follows nccl-tests' doc/PERFORMANCE.md: all_reduce algbw x 2(n-1)/n,
 // all_gather / reduce_scatter / all_to_all algbw x (n-1)/n; algbw = size / time in GB/s (1e9).
 // With --trace, the last run of a sweep is traced (one slice per op per stream track, one per copy
-// on each copy-engine track, and the fabric's bandwidth counters).
-// Every run is attributed (traces/roofline.hpp): the communication-aware bound, the fraction of it
-// achieved, the bottleneck unit group and each group's mean utilisation; the text output shows
-// them for a single run (the --top most utilised groups), --json for every run (all groups).
-// Exit codes: 0, or 1 when the schedule deadlocks (a report on stderr), 2 for bad input.
+// on each copy-engine track, and bandwidth counters: each GPU's links, HBM, L2, ports and SM pipes
+// under that GPU's process, switch-to-switch links on their own). Every run is attributed
+// (traces/roofline.hpp): the communication-aware bound, the fraction of it achieved, the bottleneck
+// unit group and each group's mean utilisation; the text output shows them for a single run (the
+// --top most utilised groups), --json for every run (all groups). Exit codes: 0, or 1 when the
+// schedule deadlocks (a report on stderr), 2 for bad input.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

@@ -68,6 +68,7 @@ struct Resource {
   double partial_bytes = 0.0;       // progress of flows cancelled midway
   // Tracing.
   TraceSink* sink = nullptr;
+  std::string track_process, track_thread;  // empty: split from the name
   TrackId track;
   double traced_rate = 0.0;
   // Solver scratch.

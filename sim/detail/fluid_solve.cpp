@@ -195,7 +195,8 @@ void FluidNetwork::Impl::solve() {
       if (r.sink != sink) {
         std::string_view name = r.name;
         std::size_t dot = name.find('.');
-        r.track = dot == std::string_view::npos
+        r.track = !r.track_process.empty() ? sink->track(r.track_process, r.track_thread)
+                  : dot == std::string_view::npos
                       ? sink->track(name, name)
                       : sink->track(name.substr(0, dot), name.substr(dot + 1));
         r.sink = sink;

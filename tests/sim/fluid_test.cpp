@@ -388,6 +388,26 @@ TEST_CASE("a trace sink gets one bandwidth counter per resource at each rate cha
   CHECK(counters == 2);
 }
 
+TEST_CASE("set_trace_track puts a resource's counter on the track it names") {
+  // A fabric link "gpu0->nvsw0" has no dot; the fabric files it under its GPU instead.
+  Engine e;
+  ChromeTraceWriter trace;
+  e.set_trace(&trace);
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("gpu0->nvsw0", Bandwidth::GBps(100));
+  net.set_trace_track(link, "gpu0", "link -> nvsw0");
+  std::int64_t done;
+  start(net, e, {link}, 1'000'000, done);
+  e.run();
+  std::ostringstream out;
+  trace.write(out);
+  const std::string json = out.str();
+  CHECK(json.find(R"("args":{"name":"gpu0"})") != std::string::npos);
+  CHECK(json.find(R"("name":"link -> nvsw0 GB/s","ph":"C")") != std::string::npos);
+  CHECK(json.find("gpu0->nvsw0") == std::string::npos);
+  CHECK_THROWS_AS(net.set_trace_track(ResourceId{7}, "a", "b"), InternalError);
+}
+
 TEST_CASE("a network destroyed before the engine runs leaves no events calling into it") {
   Engine e;
   bool ran = false;
