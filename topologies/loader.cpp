@@ -115,8 +115,9 @@ class Loader {
         const std::string near = sim::nearest_name(name, declared);
         (params ? *params : root)
             .fail(fmt::format(
-                "-D {}={}: the topology has no parameter '{}'{} (declared: {})", name, value, name,
-                near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                "{}={} (a topology param given on the command line): the topology has no parameter "
+                "'{}'{} (declared: {})",
+                name, value, name, near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
                 declared.empty() ? "none" : fmt::format("{}", fmt::join(declared, ", "))));
       }
       it->second = value;

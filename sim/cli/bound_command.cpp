@@ -32,13 +32,15 @@ struct BoundOptions {
   std::string topology;
   std::string hw;
   std::vector<std::string> defines;
+  std::vector<std::string> topology_defines;
   bool json = false;
 };
 
 void bound(const BoundOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const traces::Env params = traces::param_values(schedule, parse_schedule_defines(o.defines));
-  const topologies::Topology topo = topologies::load_topology(o.topology);
+  const topologies::Topology topo =
+      topologies::load_topology(o.topology, parse_topology_defines(o.topology_defines, "-T"));
   const models::HardwareSpec hw = models::load_hardware(o.hw.empty() ? topo.gpu_model : o.hw);
   const traces::AttributedRun run =
       traces::run_with_roofline(schedule, params, topo, traces::device_model(hw));
@@ -76,6 +78,8 @@ void add_bound_command(CLI::App& app) {
   cmd->add_option("-t,--topology", opts->topology, "topology preset or .yaml path")->required();
   cmd->add_option("--hw", opts->hw, "hardware preset or .yaml (default: the topology's GPU)");
   cmd->add_option("-D,--define", opts->defines, "override a schedule param: -D SIZE=64MiB");
+  cmd->add_option("-T,--topology-define", opts->topology_defines,
+                  "set a topology param: -T nodes=4 (mgsim topo lists them)");
   cmd->add_flag("--json", opts->json, "print the roofline as JSON");
   cmd->callback([opts] { bound(*opts); });
 }

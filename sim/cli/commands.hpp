@@ -2,8 +2,11 @@
 // A command's callback throws sim::ConfigError for bad input; main() reports it (exit 2).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,10 @@ class CheckFailed : public std::runtime_error {
 // Defined in run_command.cpp, shared with bound_command.cpp.
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 Overrides parse_schedule_defines(const std::vector<std::string>& defines);
+// "name=integer" topology params (`topo -D`, `run -T`, `bound -T`); ConfigError for a malformed
+// one, naming the flag. Defined in topo_command.cpp.
+std::map<std::string, std::int64_t> parse_topology_defines(const std::vector<std::string>& defines,
+                                                           std::string_view flag);
 
 void add_topo_command(CLI::App& app);       // topo_command.cpp
 void add_run_command(CLI::App& app);        // run_command.cpp

@@ -47,6 +47,7 @@ struct RunOptions {
   std::string topology;
   std::string hw;
   std::vector<std::string> defines;
+  std::vector<std::string> topology_defines;
   std::string sweep;
   std::string trace;
   bool json = false;
@@ -207,7 +208,8 @@ void run_schedule(const RunOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const Overrides defines = parse_schedule_defines(o.defines);
   traces::param_values(schedule, defines);  // reject unknown -D before loading anything else
-  const topologies::Topology topo = topologies::load_topology(o.topology);
+  const topologies::Topology topo =
+      topologies::load_topology(o.topology, parse_topology_defines(o.topology_defines, "-T"));
   const std::string hw_name = o.hw.empty() ? topo.gpu_model : o.hw;
   const models::HardwareSpec hw = models::load_hardware(hw_name);
   const traces::DeviceModel device = traces::device_model(hw);
@@ -273,6 +275,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("-t,--topology", opts->topology, "topology preset or .yaml path")->required();
   cmd->add_option("--hw", opts->hw, "hardware preset or .yaml (default: the topology's GPU)");
   cmd->add_option("-D,--define", opts->defines, "override a schedule param: -D SIZE=64MiB");
+  cmd->add_option("-T,--topology-define", opts->topology_defines,
+                  "set a topology param: -T nodes=4 (mgsim topo lists them)");
   cmd->add_option("--sweep", opts->sweep, "sweep one param: --sweep SIZE=64KiB:1GiB:x2");
   cmd->add_flag("--json", opts->json, "print a machine-readable JSON summary");
   cmd->add_option("--trace", opts->trace, "write a Perfetto/Chrome trace JSON to this file");

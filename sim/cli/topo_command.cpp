@@ -27,7 +27,10 @@ struct TopoOptions {
   bool dot = false;
 };
 
-std::map<std::string, std::int64_t> parse_defines(const std::vector<std::string>& defines) {
+}  // namespace
+
+std::map<std::string, std::int64_t> parse_topology_defines(const std::vector<std::string>& defines,
+                                                           std::string_view flag) {
   std::map<std::string, std::int64_t> out;
   for (const std::string& d : defines) {
     const auto eq = d.find('=');
@@ -36,11 +39,14 @@ std::map<std::string, std::int64_t> parse_defines(const std::vector<std::string>
     const char* end = d.data() + d.size();
     if (eq == std::string::npos || eq == 0 || begin == end ||
         std::from_chars(begin, end, value).ptr != end)
-      throw sim::ConfigError({"-D " + d, 0, 0}, "expected -D name=integer");
+      throw sim::ConfigError({fmt::format("{} {}", flag, d), 0, 0},
+                             fmt::format("expected {} name=integer", flag));
     out[d.substr(0, eq)] = value;
   }
   return out;
 }
+
+namespace {
 
 void print_summary(const topologies::Topology& topo) {
   sim::Engine engine;
@@ -92,7 +98,8 @@ void add_topo_command(CLI::App& app) {
   cmd->add_flag("--dot", opts->dot, "print the graph in Graphviz DOT instead of the summary");
   cmd->footer(fmt::format("presets: {}", fmt::join(topologies::preset_names(), ", ")));
   cmd->callback([opts] {
-    const auto topo = topologies::load_topology(opts->topology, parse_defines(opts->defines));
+    const auto topo =
+        topologies::load_topology(opts->topology, parse_topology_defines(opts->defines, "-D"));
     if (opts->dot) {
       topologies::write_dot(std::cout, topo);
     } else {
