@@ -17,6 +17,13 @@
 
 namespace mgbench {
 
+// Repeats of the peer-transfer sweeps (peer_sm.cu, peer_reduce.cu): the defaults, 100 ms budget.
+inline RepeatOpts peer_repeat_opts() {
+  RepeatOpts o;
+  o.budget_ms = 100;
+  return o;
+}
+
 constexpr int kThreads = 1024;
 constexpr size_t kExclusiveSmem = 160 * KiB;
 constexpr int kUnroll = 4;

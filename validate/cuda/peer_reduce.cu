@@ -207,15 +207,6 @@ void launch(const void* src, void* dst, size_t bytes, uint32_t msg, int sms, Sou
                                                          int(kRingBytes / msg), source);
 }
 
-RepeatOpts opts() {
-  RepeatOpts o;
-  o.warmup = 2;
-  o.min_reps = 5;
-  o.max_reps = 30;
-  o.budget_ms = 100;
-  return o;
-}
-
 struct Ctx {
   void* src0;    // GPU 0: the source
   void* dst[2];  // dst[1] on GPU 1 (put), dst[0] on GPU 0 (local)
@@ -240,7 +231,7 @@ void run_case(Ctx& c, Source source, bool put, int sms, uint32_t msg) {
         c.ev0->stop(c.s0);
         return c.ev0->elapsed_us();
       },
-      opts());
+      peer_repeat_opts());
   const char* dir = put ? "put" : "local";
   const char* src_name = source == Source::kHbm ? "hbm" : "smem";
   char what[96];

@@ -19,15 +19,6 @@ namespace {
 
 constexpr uint32_t kSeed0 = 0xC0000u, kSeed1 = 0xD0000u;
 
-RepeatOpts opts() {
-  RepeatOpts o;
-  o.warmup = 2;
-  o.min_reps = 5;
-  o.max_reps = 30;
-  o.budget_ms = 100;
-  return o;
-}
-
 using LaunchFn = void (*)(const void*, void*, size_t, int, cudaStream_t, int);
 
 struct Ctx {
@@ -56,7 +47,7 @@ void sweep(int argc, char** argv, const char* file, const char* what, LaunchFn l
               c.ev0->stop(c.s[0]);
               return c.ev0->elapsed_us();
             },
-            opts());
+            peer_repeat_opts());
         int ok = report_check(dir, count_mismatches(dst_gpu, c.dst[dst_gpu], bytes, seed)) &
                  also_check();
         csv.row("%s,%d,1,%zu,%s,%.2f,%.2f,%d,%d", dir, sms, bytes, stat_vals(st).c_str(),
