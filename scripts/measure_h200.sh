@@ -3,8 +3,8 @@
 #
 # Run through the device tool on kind nvidia-h200-x2 (2 H200s), from the repository root:
 #   run(kind="nvidia-h200-x2", timeout_s=600, command="bash scripts/measure_h200.sh")
-# Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm peer_reduce flag; MEASURE_ONLY="..."
-# picks some.
+# Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm peer_reduce flag l2_contention;
+# MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200/: one CSV per family plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
 # what finished. Unpack into validate/data/ and commit; docs/MEASUREMENTS.md says what is what.
@@ -79,6 +79,10 @@ cat "$RES/system/sass_peer_sm.txt"
 cuobjdump -sass "$BIN/peer_reduce" 2>/dev/null | grep -oE "UBLK[A-Z]*[.A-Z0-9]*|SYNCS[.A-Z0-9]*" |
   sort | uniq -c >"$RES/system/sass_peer_reduce.txt"
 cat "$RES/system/sass_peer_reduce.txt"
+# The L2 contention reader must be 16-byte L1-bypassing loads, its writer the bulk copy and reduce.
+cuobjdump -sass "$BIN/l2_contention" 2>/dev/null | grep -oE "UBLK[A-Z]*[.A-Z0-9]*|LDG[.A-Z0-9]*" |
+  sort | uniq -c >"$RES/system/sass_l2_contention.txt"
+cat "$RES/system/sass_l2_contention.txt"
 pack
 
 step hbm_l2 120 "$BIN/hbm_l2" --out .
@@ -90,6 +94,7 @@ step peer_ce 150 "$BIN/peer_ce" --out .
 step peer_sm 240 "$BIN/peer_sm" --out .
 step peer_reduce 180 "$BIN/peer_reduce" --out .
 step flag 150 "$BIN/flag" --out .
+step l2_contention 300 "$BIN/l2_contention" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

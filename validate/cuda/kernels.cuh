@@ -34,13 +34,32 @@ void allow_dynamic_smem(Kernel kernel, size_t bytes = kExclusiveSmem) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
+// %globaltimer: the GPU's nanosecond clock (each GPU has its own; l2_contention.cu measures the
+// offset between two).
+__device__ inline unsigned long long globaltimer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// A kernel's span over all its CTAs, for kernels that take an optional `span` array (null: not
+// recorded): [0] the earliest CTA start (atomicMin; set it to ~0 first), [1] the latest CTA end
+// (atomicMax; set it to 0 first), in globaltimer_ns of the kernel's GPU. One thread per CTA calls.
+__device__ inline void stamp_start(unsigned long long* span) {
+  if (span) atomicMin(&span[0], globaltimer_ns());
+}
+__device__ inline void stamp_end(unsigned long long* span) {
+  if (span) atomicMax(&span[1], globaltimer_ns());
+}
+
 // Reads 16-byte words with L1-bypassing loads (ld.global.cg) and adds every 32-bit word into
 // *sum, so the read cannot be optimised away and its result can be checked (pattern_sum).
 // Virtual index v < total reads word v mod n: with total == n it is one plain pass, with
 // total == k * n it re-reads a working set of n words k times in one launch (the L2 measurement).
 // The modulo is carried incrementally (one division per thread), keeping the loop to adds.
-__global__ void __launch_bounds__(kThreads)
-    read_kernel(const uint4* __restrict__ p, size_t n, size_t total, uint32_t* sum) {
+// The body of read_kernel, shared with l2_contention.cu's timed reader.
+__device__ __forceinline__ void read_words(const uint4* __restrict__ p, size_t n, size_t total,
+                                           uint32_t* sum) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   const size_t step = stride % n;
   size_t v = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -67,6 +86,11 @@ __global__ void __launch_bounds__(kThreads)
   }
   acc = __reduce_add_sync(0xffffffffu, acc);
   if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    read_kernel(const uint4* __restrict__ p, size_t n, size_t total, uint32_t* sum) {
+  read_words(p, n, total, sum);
 }
 
 // Writes the pattern (seed) into n 16-byte words.
