@@ -33,7 +33,7 @@ class ExprParser {
   void parse() {
     skip_space();
     if (pos_ == text_.size()) fail("empty expression");
-    comparison();
+    logic_or();
     skip_space();
     if (pos_ != text_.size()) fail(fmt::format("unexpected '{}'", text_.substr(pos_, 1)));
   }
@@ -58,22 +58,63 @@ class ExprParser {
 
   void emit(Expr::Code c, std::int64_t arg = 0) { out_.program_.push_back({c, arg}); }
 
+  // a || b: [a] or_jump END [b] to_bool END:   (a && b likewise with and_jump)
+  void logic_or() {
+    logic_and();
+    while (eat("||")) short_circuit(Expr::Code::or_jump, [this] { logic_and(); });
+  }
+
+  void logic_and() {
+    comparison();
+    while (eat("&&")) short_circuit(Expr::Code::and_jump, [this] { comparison(); });
+  }
+
+  template <class Rhs>
+  void short_circuit(Expr::Code jump, Rhs rhs) {
+    const std::size_t at = out_.program_.size();
+    emit(jump);
+    rhs();
+    emit(Expr::Code::to_bool);
+    out_.program_[at].arg = static_cast<std::int64_t>(out_.program_.size());
+  }
+
   void comparison() {
+    relational();
+    for (;;) {
+      if (eat("==")) {
+        relational();
+        emit(Expr::Code::eq);
+      } else if (eat("!=")) {
+        relational();
+        emit(Expr::Code::ne);
+      } else {
+        return;
+      }
+    }
+  }
+
+  void relational() {
     sum();
     struct Op {
       std::string_view token;
       Expr::Code code;
     };
     // Two-character operators first so "<=" is not read as "<" then "=".
-    static constexpr Op ops[] = {{"<=", Expr::Code::le}, {">=", Expr::Code::ge},
-                                 {"==", Expr::Code::eq}, {"!=", Expr::Code::ne},
-                                 {"<", Expr::Code::lt},  {">", Expr::Code::gt}};
-    for (const auto& op : ops) {
-      if (eat(op.token)) {
-        sum();
-        emit(op.code);
-        return;
+    static constexpr Op ops[] = {{"<=", Expr::Code::le},
+                                 {">=", Expr::Code::ge},
+                                 {"<", Expr::Code::lt},
+                                 {">", Expr::Code::gt}};
+    for (;;) {
+      const Op* found = nullptr;
+      for (const auto& op : ops) {
+        if (eat(op.token)) {
+          found = &op;
+          break;
+        }
       }
+      if (found == nullptr) return;
+      sum();
+      emit(found->code);
     }
   }
 
@@ -116,6 +157,11 @@ class ExprParser {
       emit(Expr::Code::neg);
       return;
     }
+    if (eat("!")) {
+      unary();
+      emit(Expr::Code::logical_not);
+      return;
+    }
     primary();
   }
 
@@ -125,7 +171,7 @@ class ExprParser {
     const char c = text_[pos_];
     if (c == '(') {
       ++pos_;
-      comparison();
+      logic_or();
       if (!eat(")")) fail("expected ')'");
       return;
     }
@@ -165,9 +211,9 @@ class ExprParser {
     const std::string_view id = text_.substr(start, pos_ - start);
     if (id == "min" || id == "max") {
       if (!eat("(")) fail(fmt::format("expected '(' after {}", id));
-      comparison();
+      logic_or();
       if (!eat(",")) fail(fmt::format("{} takes two arguments", id));
-      comparison();
+      logic_or();
       if (!eat(")")) fail("expected ')'");
       emit(id == "min" ? Expr::Code::min : Expr::Code::max);
       return;
@@ -222,7 +268,8 @@ std::int64_t Expr::eval(const Env& env) const {
   constexpr std::size_t kMaxDepth = 64;
   std::int64_t stack[kMaxDepth];
   std::size_t sp = 0;
-  for (const Instr& in : program_) {
+  for (std::size_t pc = 0; pc < program_.size(); ++pc) {
+    const Instr& in = program_[pc];
     if (in.code == Code::push || in.code == Code::load) {
       if (sp == kMaxDepth) fail(fmt::format("expression '{}' is nested too deeply", text_));
       stack[sp++] = in.code == Code::push ? in.arg : env[static_cast<std::size_t>(in.arg)];
@@ -231,6 +278,20 @@ std::int64_t Expr::eval(const Env& env) const {
     if (in.code == Code::neg) {
       if (stack[sp - 1] == std::numeric_limits<std::int64_t>::min()) fail("integer overflow");
       stack[sp - 1] = -stack[sp - 1];
+      continue;
+    }
+    if (in.code == Code::logical_not || in.code == Code::to_bool) {
+      stack[sp - 1] = (stack[sp - 1] != 0) == (in.code == Code::to_bool);
+      continue;
+    }
+    if (in.code == Code::and_jump || in.code == Code::or_jump) {
+      const bool decided = (stack[sp - 1] != 0) == (in.code == Code::or_jump);
+      if (decided) {
+        stack[sp - 1] = in.code == Code::or_jump;
+        pc = static_cast<std::size_t>(in.arg) - 1;  // the loop's ++pc lands on the target
+      } else {
+        --sp;
+      }
       continue;
     }
     const std::int64_t b = stack[--sp];
@@ -280,6 +341,10 @@ std::int64_t Expr::eval(const Env& env) const {
       case Code::push:
       case Code::load:
       case Code::neg:
+      case Code::logical_not:
+      case Code::and_jump:
+      case Code::or_jump:
+      case Code::to_bool:
         break;  // handled above
     }
     stack[sp - 1] = r;

@@ -1,12 +1,15 @@
 // A small, safe integer expression language for schedule values ("SIZE / world", "(rank + 1) %
 // world", "min(CHUNK, 4MiB)").
 //
-// Grammar (usual precedence, left-associative):
-//   expr    := sum [("<" | "<=" | ">" | ">=" | "==" | "!=") sum]     comparisons give 0 or 1
-//   sum     := product (("+" | "-") product)*
-//   product := unary (("*" | "/" | "%") unary)*                        "/" and "%" truncate toward
-//   0 unary   := "-" unary | primary primary := INTEGER [SIZE_UNIT] | NAME | ("min" | "max") "("
-//   expr "," expr ")" | "(" expr ")"
+// Grammar (C precedence, left-associative):
+//   expr       := and_expr ("||" and_expr)*                            logic gives 0 or 1 and
+//   and_expr   := equality ("&&" equality)*                            short-circuits, as in C
+//   equality   := relation (("==" | "!=") relation)*                  comparisons give 0 or 1
+//   relation   := sum (("<" | "<=" | ">" | ">=") sum)*
+//   sum        := product (("+" | "-") product)*
+//   product    := unary (("*" | "/" | "%") unary)*                  "/", "%" truncate toward 0
+//   unary      := "-" unary | "!" unary | primary
+//   primary    := INTEGER [SIZE_UNIT] | NAME | ("min" | "max") "(" expr "," expr ")" | "(" expr ")"
 // A size literal ("4MiB", "64KB", "1.5GiB") is its exact byte count (sim::parse_bytes), so every
 // value is a plain int64; there are no other functions, no strings, no floating point.
 //
@@ -70,6 +73,10 @@ class Expr {
     push,
     load,
     neg,
+    logical_not,
+    and_jump,  // top == 0: it becomes the result (0), jump to arg; else pop it and go on
+    or_jump,   // top != 0: the result is 1, jump to arg; else pop it and go on
+    to_bool,   // top = (top != 0)
     add,
     sub,
     mul,
@@ -86,7 +93,7 @@ class Expr {
   };
   struct Instr {
     Code code;
-    std::int64_t arg;  // the literal (push) or slot (load)
+    std::int64_t arg;  // the literal (push), slot (load) or target instruction (jumps)
   };
 
  private:

@@ -31,6 +31,27 @@ TEST_CASE("arithmetic follows the usual precedence and truncates toward zero") {
   CHECK(eval("1 + 1 == 2") == 1);  // comparison binds looser than +
 }
 
+TEST_CASE("logic: ! && || give 0 or 1, with C precedence, and short-circuit") {
+  CHECK(eval("!0") == 1);
+  CHECK(eval("!7") == 0);
+  CHECK(eval("!(2 != 2)") == 1);
+  CHECK(eval("3 && 4") == 1);  // the result is 0 or 1, not the last operand
+  CHECK(eval("0 || 5") == 1);
+  CHECK(eval("0 && 1 || 1") == 1);  // && binds tighter: (0 && 1) || 1
+  CHECK(eval("1 || 0 && 0") == 1);  // 1 || (0 && 0)
+  CHECK(eval("2 < 3 == 1") == 1);   // relational binds tighter than equality: (2 < 3) == 1
+  CHECK(eval("1 < 2 < 3") == 1);    // left to right: (1 < 2) < 3
+  CHECK(eval("min(0 || 3, 5)") == 1);
+  // The right side is not evaluated once the left decides: no division by zero here.
+  Scope scope;
+  scope.add("x");
+  CHECK(eval("x != 0 && 10 / x > 1", scope, Env{0}) == 0);
+  CHECK(eval("x == 0 || 10 / x > 1", scope, Env{0}) == 1);
+  CHECK_THROWS_AS(eval("x == 1 || 10 / x > 1", scope, Env{0}), ConfigError);
+  CHECK_THROWS_AS(eval("1 &"), ConfigError);
+  CHECK_THROWS_AS(eval("1 ||"), ConfigError);
+}
+
 TEST_CASE("size literals are exact byte counts") {
   // 4MiB = 4 * 2^20 = 4194304; 64KB = 64 * 1000 = 64000; 1.5GiB = 1.5 * 2^30 = 1610612736.
   CHECK(eval("4MiB") == 4194304);
