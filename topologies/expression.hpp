@@ -3,11 +3,9 @@
 // A topology file repeats vertices and links over loop variables (`repeat: {i: 8}`); counts,
 // lane numbers, node indices and `where:` filters are integer expressions over the file's
 // `params` and the loop variables, and names are patterns whose `{expr}` parts are replaced by
-// the expression's value (`"n{n}.gpu{i}"` -> "n1.gpu3").
-//
-// Grammar (C precedence): integers, names, ( ), unary - and !, * / %, + -, < <= > >=, == !=,
-// &&, ||, and the functions min(a, b) and max(a, b). Comparisons and logic give 0 or 1.
-// Division truncates toward zero like C++. Nothing else: no floats, no strings, no side effects.
+// the expression's value (`"n{n}.gpu{i}"` -> "n1.gpu3"). The language is mgsim's one expression
+// language (sim/expr.hpp: C precedence, + - * / % min max, comparisons, ! && ||, size literals);
+// this file only keeps the names in scope with their current values.
 //
 // Errors (syntax, an undefined name, division by zero, overflow) throw sim::ConfigError at the
 // YAML node that holds the text, naming the offending expression.
@@ -16,24 +14,31 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "sim/config.hpp"
+#include "sim/expr.hpp"
 
 namespace mgsim::topologies {
 
-// Names visible to an expression, looked up innermost (last added) first.
+// Names visible to an expression with their values, looked up innermost (last added) first.
 class Scope {
  public:
-  void push(std::string name, std::int64_t value) { vars_.emplace_back(std::move(name), value); }
-  void pop() { vars_.pop_back(); }
-  void set_last(std::int64_t value) { vars_.back().second = value; }
+  void push(std::string name, std::int64_t value) {
+    names_.add(std::move(name));
+    values_.push_back(value);
+  }
+  void pop() {
+    names_.truncate(names_.size() - 1);
+    values_.pop_back();
+  }
+  void set_last(std::int64_t value) { values_.back() = value; }
   const std::int64_t* find(std::string_view name) const;
-  std::vector<std::string> names() const;
+  const sim::Scope& names() const { return names_; }
+  const sim::Env& values() const { return values_; }
 
  private:
-  std::vector<std::pair<std::string, std::int64_t>> vars_;
+  sim::Scope names_;
+  sim::Env values_;
 };
 
 // Evaluates `text` as an integer expression. `where` locates errors.

@@ -58,7 +58,7 @@
 
 #include "models/sm.hpp"
 #include "sim/config.hpp"
-#include "traces/expr.hpp"
+#include "sim/expr.hpp"
 #include "traces/parse_util.hpp"
 
 namespace mgsim::traces {

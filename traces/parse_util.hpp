@@ -11,9 +11,14 @@
 #include <fmt/format.h>
 
 #include "sim/config.hpp"
-#include "traces/expr.hpp"
+#include "sim/expr.hpp"
 
 namespace mgsim::traces {
+
+// The expression language (sim/expr.hpp) under the names the schedule code uses.
+using sim::Env;
+using sim::Expr;
+using sim::Scope;
 
 // A C-like identifier: a letter or '_', then letters, digits or '_'.
 bool is_identifier(const std::string& s);

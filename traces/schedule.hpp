@@ -43,8 +43,8 @@
 
 #include "sim/config.hpp"
 #include "sim/units.hpp"
-#include "traces/expr.hpp"
 #include "traces/kernel_schedule.hpp"
+#include "traces/parse_util.hpp"
 
 namespace mgsim::traces {
 

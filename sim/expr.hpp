@@ -1,5 +1,6 @@
-// A small, safe integer expression language for schedule values ("SIZE / world", "(rank + 1) %
-// world", "min(CHUNK, 4MiB)").
+// The one small, safe integer expression language of mgsim's inputs: schedule values ("SIZE /
+// world", "(rank + 1) % world", "min(CHUNK, 4MiB)") and topology generators ("n * 8 + i",
+// "i != j && i / 4 == j / 4").
 //
 // Grammar (C precedence, left-associative):
 //   expr       := and_expr ("||" and_expr)*                            logic gives 0 or 1 and
@@ -13,9 +14,10 @@
 // A size literal ("4MiB", "64KB", "1.5GiB") is its exact byte count (sim::parse_bytes), so every
 // value is a plain int64; there are no other functions, no strings, no floating point.
 //
-// Names resolve at parse time against a Scope (params, the bound names `rank` and `world`, loop
-// variables) to slots of an Env; an unknown name is an error then, not when the schedule runs.
-// Evaluation errors (division by zero, int64 overflow) name the YAML value's file:line:column.
+// Names resolve at parse time against a Scope (a schedule's params, the bound names `rank` and
+// `world`, loop variables; a topology's params and repeat variables) to slots of an Env; an unknown
+// name is an error then, not when the schedule runs. Evaluation errors (division by zero, int64
+// overflow) name the YAML value's file:line:column.
 //
 // Contract: parse() and eval() throw sim::ConfigError on bad input and never crash; an Expr is
 // immutable once built and cheap to evaluate (a flat postfix program, no allocation).
@@ -29,7 +31,7 @@
 
 #include "sim/config.hpp"
 
-namespace mgsim::traces {
+namespace mgsim::sim {
 
 // The names visible at one point of a schedule, each bound to a slot of an Env.
 class Scope {
@@ -55,10 +57,10 @@ class Expr {
  public:
   Expr() = default;
   // Parses `text`; `where` is the YAML value it came from (for messages).
-  static Expr parse(std::string_view text, const Scope& scope, sim::SourceLocation where);
+  static Expr parse(std::string_view text, const Scope& scope, SourceLocation where);
   // Parses a YAML scalar (a number, a size or an expression string).
-  static Expr parse(const sim::Node& node, const Scope& scope);
-  static Expr constant(std::int64_t value, sim::SourceLocation where);
+  static Expr parse(const Node& node, const Scope& scope);
+  static Expr constant(std::int64_t value, SourceLocation where);
 
   std::int64_t eval(const Env& env) const;
   // eval() that also requires the value to be > 0 (`what` names it in the message).
@@ -66,7 +68,7 @@ class Expr {
   // The constant value if the expression uses no names.
   bool is_constant() const;
   const std::string& text() const { return text_; }
-  const sim::SourceLocation& where() const { return where_; }
+  const SourceLocation& where() const { return where_; }
   [[noreturn]] void fail(const std::string& message) const;
 
   enum class Code : std::uint8_t {
@@ -99,8 +101,8 @@ class Expr {
  private:
   std::vector<Instr> program_;
   std::string text_;
-  sim::SourceLocation where_;
+  SourceLocation where_;
   friend class ExprParser;
 };
 
-}  // namespace mgsim::traces
+}  // namespace mgsim::sim

@@ -1,4 +1,4 @@
-#include "traces/expr.hpp"
+#include "sim/expr.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,10 +6,11 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/units.hpp"
 
-namespace mgsim::traces {
+namespace mgsim::sim {
 
 int Scope::add(std::string name) {
   names_.push_back(std::move(name));
@@ -196,10 +197,9 @@ class ExprParser {
       emit(Expr::Code::push, v);
       return;
     }
-    sim::Bytes bytes;
+    Bytes bytes;
     std::string error;
-    if (!sim::parse_bytes(literal, bytes, error))
-      fail(fmt::format("bad size '{}': {}", literal, error));
+    if (!parse_bytes(literal, bytes, error)) fail(fmt::format("bad size '{}': {}", literal, error));
     emit(Expr::Code::push, bytes.count());
   }
 
@@ -221,10 +221,22 @@ class ExprParser {
     const int slot = scope_.find(id);
     if (slot < 0) {
       std::vector<std::string> candidates(scope_.names().begin(), scope_.names().end());
-      const std::string near = sim::nearest_name(id, candidates);
+      const std::string near = nearest_name(id, candidates);
       pos_ = start;
-      fail(fmt::format("undefined name '{}'{}", id,
-                       near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+      // The nearest name if one is close, else what is defined (a few of them).
+      std::string hint;
+      if (!near.empty()) {
+        hint = fmt::format("; did you mean '{}'?", near);
+      } else if (candidates.empty()) {
+        hint = " (defined here: nothing)";
+      } else {
+        constexpr std::size_t kShown = 12;
+        const std::size_t shown = std::min(candidates.size(), kShown);
+        hint = fmt::format(" (defined here: {}{})",
+                           fmt::join(candidates.begin(), candidates.begin() + shown, ", "),
+                           candidates.size() > shown ? ", ..." : "");
+      }
+      fail(fmt::format("undefined name '{}'{}", id, hint));
     }
     emit(Expr::Code::load, slot);
   }
@@ -235,7 +247,7 @@ class ExprParser {
   std::size_t pos_ = 0;
 };
 
-Expr Expr::parse(std::string_view text, const Scope& scope, sim::SourceLocation where) {
+Expr Expr::parse(std::string_view text, const Scope& scope, SourceLocation where) {
   Expr e;
   e.text_ = std::string(text);
   e.where_ = std::move(where);
@@ -243,12 +255,12 @@ Expr Expr::parse(std::string_view text, const Scope& scope, sim::SourceLocation 
   return e;
 }
 
-Expr Expr::parse(const sim::Node& node, const Scope& scope) {
+Expr Expr::parse(const Node& node, const Scope& scope) {
   if (!node.is_scalar()) node.fail("expected a number, a size or an expression");
   return parse(node.yaml().Scalar(), scope, node.location());
 }
 
-Expr Expr::constant(std::int64_t value, sim::SourceLocation where) {
+Expr Expr::constant(std::int64_t value, SourceLocation where) {
   Expr e;
   e.text_ = std::to_string(value);
   e.where_ = std::move(where);
@@ -256,7 +268,7 @@ Expr Expr::constant(std::int64_t value, sim::SourceLocation where) {
   return e;
 }
 
-void Expr::fail(const std::string& message) const { throw sim::ConfigError(where_, message); }
+void Expr::fail(const std::string& message) const { throw ConfigError(where_, message); }
 
 bool Expr::is_constant() const {
   return std::none_of(program_.begin(), program_.end(),
@@ -358,4 +370,4 @@ std::int64_t Expr::eval_positive(const Env& env, std::string_view what) const {
   return v;
 }
 
-}  // namespace mgsim::traces
+}  // namespace mgsim::sim

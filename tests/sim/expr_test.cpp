@@ -1,13 +1,13 @@
-#include "traces/expr.hpp"
+#include "sim/expr.hpp"
 
 #include <catch2/catch.hpp>
 
 #include "tests/support/config_error.hpp"
 
 using mgsim::sim::ConfigError;
-using mgsim::traces::Env;
-using mgsim::traces::Expr;
-using mgsim::traces::Scope;
+using mgsim::sim::Env;
+using mgsim::sim::Expr;
+using mgsim::sim::Scope;
 
 namespace {
 using mgsim::testing::error_of;
