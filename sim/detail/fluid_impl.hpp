@@ -25,9 +25,10 @@
 // With whole-number rates and bytes that divide exactly, completion times are exact.
 //
 // Water-filling: resources sit in an indexed min-heap keyed by their fair share (remaining
-// capacity / unfixed flows, re-sifted when it changes), capped flows in a list sorted by cap. Each
+// capacity / unfixed flows, re-sifted when it changes), capped flows in a min-heap by cap. Each
 // step fixes either the smallest cap (one flow) or every unfixed flow of the resource with the
-// smallest share. Cost: O((F * path + R) log R) for a component of F flows, R resources.
+// smallest share. Cost: O((F * path + R) log R) for a component of F flows, R resources. A flow
+// alone on all its resources is fixed at min(cap, capacities) without entering either heap.
 #pragma once
 
 #include <cstdint>
@@ -133,8 +134,7 @@ struct FluidNetwork::Impl {
   // Scratch reused across solves (no allocation in steady state).
   std::vector<std::uint32_t> comp_resources;
   std::vector<std::uint32_t> comp_flows;
-  std::vector<std::uint32_t> capped;
-  std::vector<std::pair<double, std::uint32_t>> capped_keys;  // (cap, flow slot), for sorting
+  std::vector<std::pair<double, std::uint32_t>> capped_keys;  // (cap, flow slot), a min-heap
   std::vector<std::uint32_t> share_heap;
   std::vector<std::uint32_t> touched;
   std::uint64_t touch_stamp = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "sim/detail/fluid_impl.hpp"
@@ -44,17 +45,42 @@ void FluidNetwork::Impl::collect_component() {
 
 void FluidNetwork::Impl::water_fill() {
   // `fixed` is flagged by new_rate >= 0; unfixed flows hold -1.
-  // Sorted as (cap, slot) pairs held side by side: the same order as comparing flows[a].cap,
-  // without a cache miss per comparison (the sort was ~6 % of a GEMM simulation).
+  //
+  // A flow alone on every resource of its path (an MMA on its SM's tensor pipe, say) is a
+  // component of its own: progressive filling gives it min(cap, min C_r), the smaller of its cap
+  // and the first of its resources to pop (share C_r / 1 = C_r, exact). It is fixed here, and
+  // neither it nor its resources enter the heaps below; components do not interact, so every
+  // other flow gets the same rate, to the bit, as when it was filled along with them.
+  //
+  // Capped flows wait in a min-heap of (cap, slot) pairs rather than a sorted list: they are
+  // taken in the same order (the pairs are distinct), and a saturated resource usually fixes
+  // them all at its share before any cap is reached, so most are never popped (sorting them
+  // all was ~5 % of a GEMM simulation).
+  std::size_t unfixed_flows = 0;
   capped_keys.clear();
   for (std::uint32_t fi : comp_flows) {
     Flow& f = flows[fi];
+    bool alone = true;
+    double least = f.cap;
+    for (std::uint32_t ri : f.path) {
+      const Resource& r = resources[ri];
+      if (r.flows.size() != 1) {
+        alone = false;
+        break;
+      }
+      least = std::min(least, r.capacity_bps);
+    }
+    if (alone) {
+      f.new_rate = least;
+      continue;
+    }
     f.new_rate = -1.0;
+    ++unfixed_flows;
     if (f.cap < kInf) capped_keys.emplace_back(f.cap, fi);
   }
-  std::sort(capped_keys.begin(), capped_keys.end());
-  capped.clear();
-  for (const auto& key : capped_keys) capped.push_back(key.second);
+  if (unfixed_flows == 0) return;
+  const auto by_cap = std::greater<std::pair<double, std::uint32_t>>();
+  std::make_heap(capped_keys.begin(), capped_keys.end(), by_cap);
 
   // An indexed binary min-heap of the component's resources keyed by fair share (ties by
   // index, for determinism). Fixing flows at the minimum share only raises the others' shares
@@ -110,7 +136,10 @@ void FluidNetwork::Impl::water_fill() {
     Resource& r = resources[ri];
     r.free_capacity = r.capacity_bps;
     r.unfixed = static_cast<std::uint32_t>(r.flows.size());
-    if (r.unfixed == 0) continue;
+    if (r.unfixed == 0 || (r.unfixed == 1 && flows[r.flows.front().flow].new_rate >= 0.0)) {
+      r.unfixed = 0;  // its one flow was fixed above, alone in its component
+      continue;
+    }
     r.share = r.free_capacity / r.unfixed;
     heap.push_back(ri);
     r.heap_pos = static_cast<std::uint32_t>(heap.size() - 1);
@@ -120,6 +149,7 @@ void FluidNetwork::Impl::water_fill() {
   // Fixes flow f at rate x, charging every resource on its path except `skip`.
   auto fix = [&](Flow& f, double x, std::uint32_t skip) {
     f.new_rate = x;
+    --unfixed_flows;
     for (std::uint32_t ri : f.path) {
       if (ri == skip) continue;
       Resource& r = resources[ri];
@@ -132,16 +162,18 @@ void FluidNetwork::Impl::water_fill() {
     }
   };
 
-  std::size_t next_cap = 0;
-  for (;;) {
-    while (next_cap < capped.size() && flows[capped[next_cap]].new_rate >= 0.0) ++next_cap;
+  while (unfixed_flows > 0) {
+    while (!capped_keys.empty() && flows[capped_keys.front().second].new_rate >= 0.0) {
+      std::pop_heap(capped_keys.begin(), capped_keys.end(), by_cap);
+      capped_keys.pop_back();
+    }
     double share = heap.empty() ? kInf : resources[heap.front()].share;
-    double cap = next_cap < capped.size() ? flows[capped[next_cap]].cap : kInf;
+    double cap = capped_keys.empty() ? kInf : capped_keys.front().first;
     if (share == kInf && cap == kInf) break;
     ++touch_stamp;
     touched.clear();
     if (cap <= share) {
-      fix(flows[capped[next_cap]], cap, UINT32_MAX);
+      fix(flows[capped_keys.front().second], cap, UINT32_MAX);
     } else {
       std::uint32_t ri = heap.front();
       remove(ri);
@@ -166,6 +198,7 @@ void FluidNetwork::Impl::water_fill() {
       sift_down(t.heap_pos);
     }
   }
+  for (std::uint32_t ri : heap) resources[ri].heap_pos = kNotInHeap;  // none left when all fixed
 }
 
 void FluidNetwork::Impl::solve() {

@@ -232,6 +232,34 @@ TEST_CASE("flows on disjoint links do not disturb each other") {
   CHECK(c_done == 20'001'000'000);
 }
 
+TEST_CASE("a flow alone on its resources gets min(cap, capacities), solved beside shared ones") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId shared = net.add_resource("shared", Bandwidth::GBps(100));
+  ResourceId p1 = net.add_resource("p1", Bandwidth::GBps(50));
+  ResourceId p2 = net.add_resource("p2", Bandwidth::GBps(30));
+  ResourceId p3 = net.add_resource("p3", Bandwidth::GBps(70));
+  ResourceId p4 = net.add_resource("p4", Bandwidth::GBps(10));
+  std::int64_t d[5];
+  // All start in one instant, so one solve sees every component at once.
+  FlowId a = start(net, e, {shared}, 1'000'000'000, d[0], Bandwidth::GBps(20));
+  FlowId b = start(net, e, {shared}, 1'000'000'000, d[1]);
+  FlowId c = start(net, e, {p1, p2}, 1'000'000'000, d[2]);
+  FlowId f = start(net, e, {p3}, 1'000'000'000, d[3], Bandwidth::GBps(40));
+  FlowId g = start(net, e, {p4}, 1'000'000'000, d[4], Bandwidth::GBps(40));
+  // shared: a is held at its 20 GB/s cap, b takes the other 80.
+  CHECK(net.rate(a) == 20e9);
+  CHECK(net.rate(b) == 80e9);
+  // Alone on its resources, each of the others runs at the least of its cap and capacities:
+  // c at min(50, 30) = 30 GB/s, f at min(40, 70) = 40, g at min(40, 10) = 10.
+  CHECK(net.rate(c) == 30e9);
+  CHECK(net.rate(f) == 40e9);
+  CHECK(net.rate(g) == 10e9);
+  e.run();
+  CHECK(d[3] == 25'000'000'000);   // 1e9 B / 40e9 B/s
+  CHECK(d[4] == 100'000'000'000);  // 1e9 B / 10e9 B/s
+}
+
 // Reference max-min: the textbook progressive filling, O(F^2 R), no incremental state.
 namespace {
 struct RefFlow {
