@@ -1,21 +1,42 @@
-// The event queue behind Engine: a 4-ary min-heap of small POD entries, with the callbacks kept
-// apart in a slab of slots that are reused through a free list.
+// The event queue behind Engine: a 4-ary min-heap of small POD entries, each one event or a
+// bucket of events of the same (time, priority); callbacks are kept apart in a slab of slots
+// that are reused through a free list.
 //
-// Why this shape: the heap moves entries on every push and pop, so entries are 24-byte PODs
-// (time, priority, slot, sequence) rather than std::function objects; a callback is moved once
-// into its slot and once out of it. A 4-ary heap halves the depth of a binary one and its four
-// children share a cache line or two. Slots are reused, so a steady workload allocates nothing.
+// Why buckets: the CTAs of a simulated GPU run in lockstep, so events pile up on the same
+// picosecond (the 8-GPU all-gather GEMM runs 233,350 events at 437 distinct (time, priority)
+// pairs), and a heap of events sifted each of them through ~11 levels. The first event of a
+// (time, priority) is a heap entry of its own, as before (a workload whose times are all
+// distinct pays only a cache probe); the following ones go to a bucket, a list of slots in
+// scheduling order: appending and taking the next cost O(1), and the bucket is one heap entry.
 //
-// Cancellation is lazy: cancel() destroys the callback and marks the slot; the heap entry stays
-// until it reaches the top and is then discarded. `live_` counts pending, uncancelled events so
-// empty() is exact. When cancelled entries outnumber live ones the heap is compacted in O(n),
-// so a workload that cancels and re-schedules (the fluid solver does) keeps the heap small.
+// Order, exactly (time, priority, sequence), as a heap of events gives: an event is appended to
+// the newest bucket of its (time, priority) when a small direct-mapped cache still holds that
+// bucket, else it becomes a new entry (the cache's first event of the pair) or a new bucket (a
+// later one). So a bucket's events are in sequence order, and every event of an older entry of
+// the same (time, priority) precedes every event of a newer one: an older bucket is never
+// appended to once a newer entry exists, because the cache is updated when the newer one is
+// made. The heap orders entries by (time, priority, sequence of the first event), so the front
+// of the top entry is the least pending event. A bucket leaves the heap and the cache (its
+// generation is bumped) when its last event is taken.
+//
+// Why the entries are PODs: the heap moves entries on every push and pop, so entries are 24-byte
+// PODs (time, priority, slot or bucket, sequence) rather than std::function objects; a callback
+// is moved once into its slot and once out of it. A 4-ary heap halves the depth of a binary one
+// and its four children share a cache line or two. Slots and buckets are reused, so a steady
+// workload allocates nothing.
+//
+// Cancellation is lazy: cancel() destroys the callback and marks the slot; the slot stays in the
+// queue until it reaches the front and is then discarded. `live` counts pending, uncancelled
+// events so empty() is exact. When cancelled entries outnumber live ones the buckets are
+// filtered and the heap rebuilt in O(n), so a workload that cancels and re-schedules (the fluid
+// solver does) keeps the queue small.
 //
 // An EventId packs (generation << 32 | slot + 1); the slot's generation is bumped each time it
 // is freed, so an id whose event ran or was cancelled no longer matches (a slot would have to
 // be reused 2^32 times for a stale id to match again).
 #include "sim/engine.hpp"
 
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -25,18 +46,40 @@ namespace mgsim::sim {
 
 namespace {
 
+// One event (ref = its slot) or a bucket (ref = kBucket | bucket index) and the sequence number
+// of its first event.
 struct Entry {
   std::int64_t time;
   std::int32_t priority;
-  std::uint32_t slot;
+  std::uint32_t ref;
   std::uint64_t sequence;
 };
+
+constexpr std::uint32_t kBucket = 0x8000'0000u;
 
 inline bool before(const Entry& a, const Entry& b) {
   if (a.time != b.time) return a.time < b.time;
   if (a.priority != b.priority) return a.priority < b.priority;
   return a.sequence < b.sequence;
 }
+
+struct Bucket {
+  std::vector<std::uint32_t> slots;  // callback slots in sequence order; [next, size) pending
+  std::size_t next = 0;
+  std::uint32_t generation = 0;  // bumped when the bucket is freed (stale cache entries)
+};
+
+// The newest entry of a (time, priority): a single event (bucket == kNoBucket), or a bucket if
+// still live (its generation matches).
+constexpr std::uint32_t kNoBucket = UINT32_MAX;
+constexpr std::uint32_t kNoEntry = UINT32_MAX - 1;
+
+struct CacheEntry {
+  std::int64_t time = 0;
+  std::int32_t priority = 0;
+  std::uint32_t bucket = kNoEntry;
+  std::uint32_t generation = 0;
+};
 
 enum class SlotState : std::uint8_t { kFree, kPending, kCancelled };
 
@@ -47,15 +90,19 @@ struct Slot {
 };
 
 constexpr std::size_t kArity = 4;
+constexpr std::size_t kCacheSize = 64;  // a power of two
 
 }  // namespace
 
 struct Engine::Queue {
   std::vector<Entry> heap;
+  std::vector<Bucket> buckets;
+  std::vector<std::uint32_t> free_buckets;
+  std::array<CacheEntry, kCacheSize> cache;
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
   std::size_t live = 0;       // pending and not cancelled
-  std::size_t cancelled = 0;  // cancelled entries still in the heap
+  std::size_t cancelled = 0;  // cancelled slots still queued
 
   std::uint32_t acquire_slot(Callback&& cb) {
     std::uint32_t index;
@@ -63,7 +110,7 @@ struct Engine::Queue {
       index = free_slots.back();
       free_slots.pop_back();
     } else {
-      MGSIM_CHECK(slots.size() < 0xFFFF'FFFFu, "more than 2^32 pending events");
+      MGSIM_CHECK(slots.size() < kBucket, "more than 2^31 pending events");
       index = static_cast<std::uint32_t>(slots.size());
       slots.emplace_back();
     }
@@ -78,6 +125,17 @@ struct Engine::Queue {
     s.state = SlotState::kFree;
     ++s.generation;
     free_slots.push_back(index);
+  }
+
+  void free_bucket(std::uint32_t b) {
+    ++buckets[b].generation;
+    free_buckets.push_back(b);
+  }
+
+  static std::size_t cache_index(std::int64_t time, std::int32_t priority) {
+    const auto h = (static_cast<std::uint64_t>(time) ^ static_cast<std::uint32_t>(priority)) *
+                   0x9E37'79B9'7F4A'7C15ull;
+    return static_cast<std::size_t>(h >> 58) & (kCacheSize - 1);
   }
 
   void sift_up(std::size_t i) {
@@ -109,9 +167,38 @@ struct Engine::Queue {
     heap[i] = e;
   }
 
-  void push(const Entry& e) {
+  void push_entry(const Entry& e) {
     heap.push_back(e);
     sift_up(heap.size() - 1);
+  }
+
+  void push(std::int64_t time, std::int32_t priority, std::uint32_t slot, std::uint64_t sequence) {
+    CacheEntry& c = cache[cache_index(time, priority)];
+    const bool known = c.bucket != kNoEntry && c.time == time && c.priority == priority;
+    if (known && c.bucket != kNoBucket && buckets[c.bucket].generation == c.generation) {
+      buckets[c.bucket].slots.push_back(slot);
+      return;
+    }
+    if (!known) {  // the first of its (time, priority) that the cache knows of: an entry alone
+      push_entry(Entry{time, priority, slot, sequence});
+      c = CacheEntry{time, priority, kNoBucket, 0};
+      return;
+    }
+    std::uint32_t b;
+    if (!free_buckets.empty()) {
+      b = free_buckets.back();
+      free_buckets.pop_back();
+    } else {
+      MGSIM_CHECK(buckets.size() < kBucket, "more than 2^31 event buckets");
+      b = static_cast<std::uint32_t>(buckets.size());
+      buckets.emplace_back();
+    }
+    Bucket& bucket = buckets[b];
+    bucket.slots.clear();
+    bucket.next = 0;
+    bucket.slots.push_back(slot);
+    push_entry(Entry{time, priority, kBucket | b, sequence});
+    c = CacheEntry{time, priority, b, bucket.generation};
   }
 
   void pop_top() {
@@ -120,21 +207,67 @@ struct Engine::Queue {
     if (!heap.empty()) sift_down(0);
   }
 
-  // Drops cancelled entries from the top so that heap.front() (if any) is a live event.
-  void skip_cancelled() {
-    while (!heap.empty() && slots[heap.front().slot].state == SlotState::kCancelled) {
-      release_slot(heap.front().slot);
+  // The slot of the least pending event. REQUIRES: !heap.empty().
+  std::uint32_t front_slot() const {
+    const std::uint32_t ref = heap.front().ref;
+    if ((ref & kBucket) == 0) return ref;
+    const Bucket& bucket = buckets[ref & ~kBucket];
+    return bucket.slots[bucket.next];
+  }
+
+  // Takes the least pending event out of the queue; frees its bucket when that was the last.
+  // REQUIRES: !heap.empty().
+  std::uint32_t take_front() {
+    const std::uint32_t ref = heap.front().ref;
+    if ((ref & kBucket) == 0) {
       pop_top();
+      return ref;
+    }
+    const std::uint32_t b = ref & ~kBucket;
+    Bucket& bucket = buckets[b];
+    const std::uint32_t slot = bucket.slots[bucket.next++];
+    if (bucket.next == bucket.slots.size()) {
+      free_bucket(b);
+      pop_top();
+    }
+    return slot;
+  }
+
+  // Drops cancelled events from the front so that the least pending event (if any) is live.
+  void skip_cancelled() {
+    while (!heap.empty()) {
+      if (slots[front_slot()].state != SlotState::kCancelled) return;
+      release_slot(take_front());
       --cancelled;
     }
   }
 
-  // Removes every cancelled entry and rebuilds the heap bottom-up: O(n).
+  // Removes every cancelled event, frees the buckets left empty and rebuilds the heap: O(n).
   void compact() {
     std::size_t out = 0;
     for (const Entry& e : heap) {
-      if (slots[e.slot].state == SlotState::kCancelled) {
-        release_slot(e.slot);
+      if ((e.ref & kBucket) == 0) {
+        if (slots[e.ref].state == SlotState::kCancelled) {
+          release_slot(e.ref);
+        } else {
+          heap[out++] = e;
+        }
+        continue;
+      }
+      Bucket& bucket = buckets[e.ref & ~kBucket];
+      std::size_t kept = 0;
+      for (std::size_t i = bucket.next; i < bucket.slots.size(); ++i) {
+        const std::uint32_t s = bucket.slots[i];
+        if (slots[s].state == SlotState::kCancelled) {
+          release_slot(s);
+        } else {
+          bucket.slots[kept++] = s;
+        }
+      }
+      bucket.slots.resize(kept);
+      bucket.next = 0;
+      if (kept == 0) {
+        free_bucket(e.ref & ~kBucket);
       } else {
         heap[out++] = e;
       }
@@ -156,7 +289,7 @@ EventId Engine::schedule_at(Time t, Callback cb, int priority) {
               now_.picoseconds());
   Queue& q = *queue_;
   std::uint32_t slot = q.acquire_slot(std::move(cb));
-  q.push(Entry{t.picoseconds(), priority, slot, next_sequence_++});
+  q.push(t.picoseconds(), priority, slot, next_sequence_++);
   ++q.live;
   return EventId{(static_cast<std::uint64_t>(q.slots[slot].generation) << 32) | (slot + 1ull)};
 }
@@ -193,14 +326,14 @@ void Engine::run_until(Time t) {
   for (;;) {
     q.skip_cancelled();
     if (q.heap.empty()) break;
-    const Entry top = q.heap.front();
-    if (top.time > t.picoseconds()) break;
-    now_ = Time::from_ps(top.time);
+    const std::int64_t time = q.heap.front().time;
+    if (time > t.picoseconds()) break;
+    now_ = Time::from_ps(time);
     // Move the callback out and free its slot before running it: the callback may schedule
     // (reallocating the slab) and may try to cancel itself, which must then fail.
-    Callback cb = std::move(q.slots[top.slot].callback);
-    q.release_slot(top.slot);
-    q.pop_top();
+    const std::uint32_t slot = q.take_front();
+    Callback cb = std::move(q.slots[slot].callback);
+    q.release_slot(slot);
     --q.live;
     ++events_processed_;
     cb();

@@ -1,6 +1,10 @@
 #include "sim/engine.hpp"
 
+#include <climits>
+#include <functional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -160,4 +164,63 @@ TEST_CASE("heap order holds for a pseudo-random workload") {
   e.run();
   CHECK(monotone);
   CHECK(e.events_processed() == 20000);
+}
+
+// The queue groups events of one (time, priority) into buckets; the order must still be exactly
+// (time, priority, sequence). Reference: the set of pending (time, priority, sequence) keys kept
+// by the test; every event that runs must be the least pending key. Times span 4 ps and
+// priorities five values, so most events tie on time; callbacks schedule more (some at now(),
+// some at a lower priority than their own) and cancel others; two thirds of the first ones are
+// cancelled before the run, which compacts the queue.
+TEST_CASE("events sharing a time run in exact (time, priority, sequence) order, with cancels") {
+  using Key = std::tuple<std::int64_t, int, std::uint64_t>;
+  Engine e;
+  std::set<Key> pending;
+  std::vector<std::pair<Key, EventId>> ids;
+  std::uint64_t sequence = 0;  // mirrors the engine's: one per schedule_at
+  std::uint64_t x = 7;
+  auto next = [&x](std::uint64_t n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % n;
+  };
+  const int priorities[] = {-1, 0, 0, 5, INT_MAX};
+  int bad = 0;
+  std::int64_t ran = 0;
+  std::function<void(int)> add = [&](int budget) {
+    const Time t = e.now() + Duration::ps(static_cast<std::int64_t>(next(4)));
+    const int p = priorities[next(5)];
+    const Key key{t.picoseconds(), p, ++sequence};
+    pending.insert(key);
+    const EventId id = e.schedule_at(
+        t,
+        [&, key, budget] {
+          if (pending.empty() || *pending.begin() != key) ++bad;
+          pending.erase(key);
+          ++ran;
+          if (budget > 0) {
+            for (std::uint64_t k = next(3); k-- > 0;) add(budget - 1);
+          }
+          // Cancel a few pending events, picked at random among those scheduled so far.
+          for (std::uint64_t k = next(3); k-- > 0 && !ids.empty();) {
+            const auto& [victim, victim_id] = ids[next(ids.size())];
+            if (e.cancel(victim_id)) pending.erase(victim);
+          }
+        },
+        p);
+    ids.emplace_back(key, id);
+  };
+  for (int i = 0; i < 6000; ++i) add(12);
+  // Two thirds cancelled before the run: more than 1024 and more than the live ones, so the
+  // queue compacts while most buckets still hold live events.
+  for (std::size_t i = 0; i < 6000; ++i) {
+    if (i % 3 == 0) continue;
+    REQUIRE(e.cancel(ids[i].second));
+    pending.erase(ids[i].first);
+  }
+  e.run();
+  CHECK(bad == 0);
+  CHECK(pending.empty());
+  CHECK(e.empty());
+  CHECK(ran == static_cast<std::int64_t>(e.events_processed()));
+  CHECK(ran > 2000);
 }
