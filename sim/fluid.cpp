@@ -82,8 +82,6 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
     m.schedule_completion(f);
     return id;
   }
-  f.path.reserve(path.size());
-  f.pos.reserve(path.size());
   for (std::size_t k = 0; k < path.size(); ++k) {
     Resource& r = m.resources[path[k].value];
     f.path.push_back(path[k].value);

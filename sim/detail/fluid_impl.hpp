@@ -31,9 +31,11 @@
 // alone on all its resources is fixed at min(cap, capacities) without entering either heap.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,11 +83,49 @@ struct Resource {
   std::uint64_t touched = 0;
 };
 
+// Per-hop values of a flow, held inline up to kInline hops (the presets' paths have 1 to 6), on
+// the heap beyond (kept when the flow slot is reused). Inline because with std::vector, reading
+// a flow's path and back-pointers cost a cache miss of its own at every start, completion and
+// solve of a GEMM simulation.
+class Hops {
+ public:
+  static constexpr std::uint32_t kInline = 6;
+
+  const std::uint32_t* begin() const { return data(); }
+  const std::uint32_t* end() const { return data() + size_; }
+  std::size_t size() const { return size_; }
+  std::uint32_t front() const { return data()[0]; }
+  std::uint32_t& operator[](std::size_t i) { return data()[i]; }
+  std::uint32_t operator[](std::size_t i) const { return data()[i]; }
+  void clear() { size_ = 0; }
+  void push_back(std::uint32_t v) {
+    if (size_ == capacity()) grow();
+    data()[size_++] = v;
+  }
+
+ private:
+  std::uint32_t capacity() const { return heap_ ? heap_capacity_ : kInline; }
+  std::uint32_t* data() { return heap_ ? heap_.get() : inline_; }
+  const std::uint32_t* data() const { return heap_ ? heap_.get() : inline_; }
+  void grow() {
+    const std::uint32_t n = 2 * capacity();
+    auto bigger = std::make_unique<std::uint32_t[]>(n);
+    std::copy(begin(), end(), bigger.get());
+    heap_ = std::move(bigger);
+    heap_capacity_ = n;
+  }
+
+  std::uint32_t inline_[kInline] = {};
+  std::uint32_t size_ = 0;
+  std::uint32_t heap_capacity_ = 0;
+  std::unique_ptr<std::uint32_t[]> heap_;
+};
+
 struct Flow {
   std::uint32_t generation = 1;
   bool active = false;
-  std::vector<std::uint32_t> path;  // resource indices
-  std::vector<std::uint32_t> pos;   // pos[k]: this flow's index in resources[path[k]].flows
+  Hops path;  // resource indices
+  Hops pos;   // pos[k]: this flow's index in resources[path[k]].flows
   std::int64_t bytes = 0;
   double remaining = 0.0;
   double rate = 0.0;
