@@ -491,6 +491,7 @@ struct KernelRunner::Impl {
   bool transfer(RoleRun& r, const KernelOp& op);
   bool multimem(RoleRun& r, const KernelOp& op, std::int64_t bytes);
   bool mainloop(RoleRun& r, const KernelOp& op);
+  void stage_rest_load(RoleRun& r);
   void signal(RoleRun& r, const KernelOp& op);
   bool wait(RoleRun& r, const KernelOp& op);
   void set_flag(const FlagKey& key, std::int64_t value, bool add);

@@ -238,6 +238,15 @@ bool KernelRunner::Impl::mainloop(RoleRun& r, const KernelOp& op) {
   return false;
 }
 
+// Stages the flow of the loads an op left for a later phase (r.loop: path, bytes, cap).
+void KernelRunner::Impl::stage_rest_load(RoleRun& r) {
+  const MainloopState& st = r.loop;
+  FlowSpec& load = stage(r);
+  load.path.assign(st.load_path.begin(), st.load_path.end());
+  load.bytes = st.rest_bytes;
+  load.cap = st.cap;
+}
+
 // The next phase of a role's op once its flows are done (the mainloop's phases as above, a
 // split load's misses).
 void KernelRunner::Impl::continue_role(RoleRun& r) {
@@ -246,30 +255,20 @@ void KernelRunner::Impl::continue_role(RoleRun& r) {
     case Then::op_done:
       op_done(r);
       return;
-    case Then::load_misses: {
-      FlowSpec& load = stage(r);
-      load.path.assign(st.load_path.begin(), st.load_path.end());
-      load.bytes = st.rest_bytes;
-      load.cap = st.cap;
+    case Then::load_misses:
+      stage_rest_load(r);
       run_flows(r, Duration::zero(), Then::op_done);
       return;
-    }
     case Then::fill_done:
       if (st.steps == 1) {
         stage(r, st.mma_pipe, st.last_mma, std::nullopt);
         run_flows(r, Duration::zero(), Then::op_done);
       } else if (st.stages >= 2) {
-        FlowSpec& load = stage(r);
-        load.path.assign(st.load_path.begin(), st.load_path.end());
-        load.bytes = st.rest_bytes;
-        load.cap = st.cap;
+        stage_rest_load(r);
         stage(r, st.mma_pipe, st.rest_mma, std::nullopt);
         run_flows(r, Duration::zero(), Then::last_mma);
       } else {
-        FlowSpec& load = stage(r);
-        load.path.assign(st.load_path.begin(), st.load_path.end());
-        load.bytes = st.rest_bytes;
-        load.cap = st.cap;
+        stage_rest_load(r);
         run_flows(r, Duration::zero(), Then::loads_done);
       }
       return;
