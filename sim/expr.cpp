@@ -79,77 +79,52 @@ class ExprParser {
     out_.program_[at].arg = static_cast<std::int64_t>(out_.program_.size());
   }
 
-  void comparison() {
-    relational();
-    for (;;) {
-      if (eat("==")) {
-        relational();
-        emit(Expr::Code::eq);
-      } else if (eat("!=")) {
-        relational();
-        emit(Expr::Code::ne);
-      } else {
-        return;
-      }
-    }
-  }
+  struct Op {
+    std::string_view token;
+    Expr::Code code;
+  };
 
-  void relational() {
-    sum();
-    struct Op {
-      std::string_view token;
-      Expr::Code code;
-    };
-    // Two-character operators first so "<=" is not read as "<" then "=".
-    static constexpr Op ops[] = {{"<=", Expr::Code::le},
-                                 {">=", Expr::Code::ge},
-                                 {"<", Expr::Code::lt},
-                                 {">", Expr::Code::gt}};
+  // One left-associative precedence level: next (op next)*. Two-character tokens come first in
+  // `ops`, so "<=" is not read as "<" then "=".
+  template <std::size_t N, class Next>
+  void level(const Op (&ops)[N], Next next) {
+    next();
     for (;;) {
       const Op* found = nullptr;
-      for (const auto& op : ops) {
+      for (const Op& op : ops) {
         if (eat(op.token)) {
           found = &op;
           break;
         }
       }
       if (found == nullptr) return;
-      sum();
+      next();
       emit(found->code);
     }
   }
 
+  void comparison() {
+    static constexpr Op ops[] = {{"==", Expr::Code::eq}, {"!=", Expr::Code::ne}};
+    level(ops, [this] { relational(); });
+  }
+
+  void relational() {
+    static constexpr Op ops[] = {{"<=", Expr::Code::le},
+                                 {">=", Expr::Code::ge},
+                                 {"<", Expr::Code::lt},
+                                 {">", Expr::Code::gt}};
+    level(ops, [this] { sum(); });
+  }
+
   void sum() {
-    product();
-    for (;;) {
-      if (eat("+")) {
-        product();
-        emit(Expr::Code::add);
-      } else if (eat("-")) {
-        product();
-        emit(Expr::Code::sub);
-      } else {
-        return;
-      }
-    }
+    static constexpr Op ops[] = {{"+", Expr::Code::add}, {"-", Expr::Code::sub}};
+    level(ops, [this] { product(); });
   }
 
   void product() {
-    unary();
-    for (;;) {
-      if (eat("*")) {
-        unary();
-        emit(Expr::Code::mul);
-      } else if (eat("/")) {
-        unary();
-        emit(Expr::Code::div);
-      } else if (eat("%")) {
-        unary();
-        emit(Expr::Code::mod);
-      } else {
-        return;
-      }
-    }
+    static constexpr Op ops[] = {
+        {"*", Expr::Code::mul}, {"/", Expr::Code::div}, {"%", Expr::Code::mod}};
+    level(ops, [this] { unary(); });
   }
 
   void unary() {
