@@ -104,16 +104,22 @@ struct Engine::Queue {
   std::size_t live = 0;       // pending and not cancelled
   std::size_t cancelled = 0;  // cancelled slots still queued
 
-  std::uint32_t acquire_slot(Callback&& cb) {
-    std::uint32_t index;
-    if (!free_slots.empty()) {
-      index = free_slots.back();
-      free_slots.pop_back();
-    } else {
-      MGSIM_CHECK(slots.size() < kBucket, "more than 2^31 pending events");
-      index = static_cast<std::uint32_t>(slots.size());
-      slots.emplace_back();
+  // An index from `free_list` if it has one, else a new default element at the end of `items`.
+  template <class T>
+  static std::uint32_t reuse_or_append(std::vector<std::uint32_t>& free_list, std::vector<T>& items,
+                                       const char* what) {
+    if (!free_list.empty()) {
+      const std::uint32_t i = free_list.back();
+      free_list.pop_back();
+      return i;
     }
+    MGSIM_CHECK(items.size() < kBucket, "more than 2^31 {}", what);
+    items.emplace_back();
+    return static_cast<std::uint32_t>(items.size() - 1);
+  }
+
+  std::uint32_t acquire_slot(Callback&& cb) {
+    const std::uint32_t index = reuse_or_append(free_slots, slots, "pending events");
     Slot& s = slots[index];
     s.callback = std::move(cb);
     s.state = SlotState::kPending;
@@ -184,15 +190,7 @@ struct Engine::Queue {
       c = CacheEntry{time, priority, kNoBucket, 0};
       return;
     }
-    std::uint32_t b;
-    if (!free_buckets.empty()) {
-      b = free_buckets.back();
-      free_buckets.pop_back();
-    } else {
-      MGSIM_CHECK(buckets.size() < kBucket, "more than 2^31 event buckets");
-      b = static_cast<std::uint32_t>(buckets.size());
-      buckets.emplace_back();
-    }
+    const std::uint32_t b = reuse_or_append(free_buckets, buckets, "event buckets");
     Bucket& bucket = buckets[b];
     bucket.slots.clear();
     bucket.next = 0;
