@@ -105,7 +105,7 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
     latency =
         Duration::ps(std::llround(hit * static_cast<double>(spec.l2.hit_latency.picoseconds()) +
                                   (1.0 - hit) * static_cast<double>(latency.picoseconds())));
-  std::vector<sim::ResourceId>& route = r.loop.load_path;  // the peer part of the path
+  std::vector<sim::ResourceId>& route = r.loop.load_path;  // the path after the memory
   route.clear();
   if (peer != rank) {
     const int src = is_load ? peer : rank;
