@@ -21,7 +21,8 @@
 //     rate cap = messages_in_flight x min(bytes, max_message) / L; ldst: bytes rounded up to
 //     sectors, fixed = L, cap = bytes_in_flight_per_sm / L.
 //   - store with add (TMA store-add, cp.reduce.async.bulk .add): as a TMA store, plus the
-//     destination's L2 reduction resource (spec.l2.reduction_bandwidth: the read-modify-write);
+//     destination's L2 reduction resource (spec.l2.reduction_bandwidth: the read-modify-write)
+//     and the destination's HBM a second time (the read of the read-modify-write);
 //     a peer store-add uses separate egress/ingress resources of models::peer_bandwidth(spec,
 //     tma_reduce) = the TMA rate x tma.reduce_efficiency.
 //   - load with a working_set W: h = models::L2Spec::hit_fraction(W) of the bytes hit the

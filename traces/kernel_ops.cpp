@@ -112,8 +112,12 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
     const int dst = is_load ? rank : peer;
     latency += peer_path(src, dst, peer_kind(op.via, op.add), route);
   }
-  // A store-add is read, added and written back by the destination's L2.
-  if (op.add) route.push_back(l2_reduce(peer));
+  // A store-add is read, added and written back by the destination's L2: the owner's HBM carries
+  // its bytes twice (read and write; the path lists it twice).
+  if (op.add) {
+    route.push_back(l2_reduce(peer));
+    route.push_back(transfers.hbm(peer));
+  }
   Duration fixed = latency;
   Bytes moved;
   Bandwidth cap;

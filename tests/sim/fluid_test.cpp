@@ -416,6 +416,26 @@ TEST_CASE("a trace sink gets one bandwidth counter per resource at each rate cha
   CHECK(counters == 2);
 }
 
+TEST_CASE("a resource listed twice in a path carries the flow twice") {
+  // A read-modify-write crosses one memory twice. Alone on a 100 GB/s resource, a flow that
+  // lists it twice runs at 50 GB/s: 1e6 B in 20 us. Beside a flow that lists it once, max-min
+  // gives both the same rate x with 2x + x = 100 GB/s: 1e6 B at 33.3 GB/s = 30 us each.
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId r = net.add_resource("gpu0.hbm", Bandwidth::GBps(100));
+  std::int64_t alone;
+  start(net, e, {r, r}, 1'000'000, alone);
+  e.run();
+  CHECK(alone == 20'000'000);
+  std::int64_t twice, once;
+  start(net, e, {r, r}, 1'000'000, twice);
+  start(net, e, {r}, 1'000'000, once);
+  e.run();
+  CHECK(twice == 50'000'000);
+  CHECK(once == 50'000'000);
+  CHECK(net.stats(r).bytes_carried == Bytes(5'000'000));  // 2 + 2 + 1 MB
+}
+
 TEST_CASE("set_trace_track puts a resource's counter on the track it names") {
   // A fabric link "gpu0->nvsw0" has no dot; the fabric files it under its GPU instead.
   Engine e;

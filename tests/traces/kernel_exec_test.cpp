@@ -115,10 +115,13 @@ TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer ra
             .result,
         0, "s");
   };
-  // Local, L2 reduction at 50 GB/s: 1e6 B over [HBM 1000 GB/s, L2 reduce 50 GB/s] = 20 us;
+  // Local, L2 reduction at 50 GB/s: 1e6 B over [HBM 1000 GB/s (twice), L2 reduce 50 GB/s] = 20 us;
   // L = 500 ns HBM, issue 64 ns: 1 + 0.064 + 0.5 + 20 = 21.564 us. A plain store: 1 us of HBM.
   CHECK(store(", add: true", 1, device(1.0, 50)) == 21'564'000);
   CHECK(store("", 1, device(1.0, 50)) == 2'564'000);
+  // With the reduction fast (1000 GB/s), the HBM binds: read and write, 2e6 B at 1000 GB/s = 2 us:
+  // 1 + 0.064 + 0.5 + 2 = 3.564 us.
+  CHECK(store(", add: true", 1, device(1.0, 1000)) == 3'564'000);
   // To a peer, reduce_efficiency 0.5: the store-add ports run at 100 GB/s x 0.5 = 50 GB/s
   // (the L2 reduction, 1000 GB/s, does not bind): 20 us; L = 500 ns + 1 us route:
   // 1 + 0.064 + 1.5 + 20 = 22.564 us. A plain peer store: 10 us at the 100 GB/s ports.
