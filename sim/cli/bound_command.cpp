@@ -27,12 +27,7 @@
 namespace mgsim::cli {
 namespace {
 
-struct BoundOptions {
-  std::string schedule;
-  std::string topology;
-  std::string hw;
-  std::vector<std::string> defines;
-  std::vector<std::string> topology_defines;
+struct BoundOptions : ScheduleInputs {
   bool json = false;
 };
 
@@ -74,12 +69,7 @@ void add_bound_command(CLI::App& app) {
   auto opts = std::make_shared<BoundOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bound", "The communication-aware roofline of a schedule: time per unit at full rate");
-  cmd->add_option("schedule", opts->schedule, "schedule YAML file (see examples/)")->required();
-  cmd->add_option("-t,--topology", opts->topology, "topology preset or .yaml path")->required();
-  cmd->add_option("--hw", opts->hw, "hardware preset or .yaml (default: the topology's GPU)");
-  cmd->add_option("-D,--define", opts->defines, "override a schedule param: -D SIZE=64MiB");
-  cmd->add_option("-T,--topology-define", opts->topology_defines,
-                  "set a topology param: -T nodes=4 (mgsim topo lists them)");
+  add_schedule_inputs(cmd, *opts);
   cmd->add_flag("--json", opts->json, "print the roofline as JSON");
   cmd->callback([opts] { bound(*opts); });
 }

@@ -30,6 +30,17 @@ Overrides parse_schedule_defines(const std::vector<std::string>& defines);
 std::map<std::string, std::int64_t> parse_topology_defines(const std::vector<std::string>& defines,
                                                            std::string_view flag);
 
+// What `run` and `bound` read: a schedule with its params, a topology with its params, hardware.
+struct ScheduleInputs {
+  std::string schedule;
+  std::string topology;
+  std::string hw;
+  std::vector<std::string> defines;           // -D, schedule params
+  std::vector<std::string> topology_defines;  // -T, topology params
+};
+// Declares them on `cmd`: the schedule (positional), -t, --hw, -D, -T. Defined in run_command.cpp.
+void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in);
+
 void add_topo_command(CLI::App& app);       // topo_command.cpp
 void add_run_command(CLI::App& app);        // run_command.cpp
 void add_bound_command(CLI::App& app);      // bound_command.cpp

@@ -42,12 +42,7 @@
 namespace mgsim::cli {
 namespace {
 
-struct RunOptions {
-  std::string schedule;
-  std::string topology;
-  std::string hw;
-  std::vector<std::string> defines;
-  std::vector<std::string> topology_defines;
+struct RunOptions : ScheduleInputs {
   std::string sweep;
   std::string trace;
   bool json = false;
@@ -268,15 +263,19 @@ void run_schedule(const RunOptions& o) {
 
 }  // namespace
 
+void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in) {
+  cmd->add_option("schedule", in.schedule, "schedule YAML file (see examples/)")->required();
+  cmd->add_option("-t,--topology", in.topology, "topology preset or .yaml path")->required();
+  cmd->add_option("--hw", in.hw, "hardware preset or .yaml (default: the topology's GPU)");
+  cmd->add_option("-D,--define", in.defines, "override a schedule param: -D SIZE=64MiB");
+  cmd->add_option("-T,--topology-define", in.topology_defines,
+                  "set a topology param: -T nodes=4 (mgsim topo lists them)");
+}
+
 void add_run_command(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run a schedule and print the predicted times");
-  cmd->add_option("schedule", opts->schedule, "schedule YAML file (see examples/)")->required();
-  cmd->add_option("-t,--topology", opts->topology, "topology preset or .yaml path")->required();
-  cmd->add_option("--hw", opts->hw, "hardware preset or .yaml (default: the topology's GPU)");
-  cmd->add_option("-D,--define", opts->defines, "override a schedule param: -D SIZE=64MiB");
-  cmd->add_option("-T,--topology-define", opts->topology_defines,
-                  "set a topology param: -T nodes=4 (mgsim topo lists them)");
+  add_schedule_inputs(cmd, *opts);
   cmd->add_option("--sweep", opts->sweep, "sweep one param: --sweep SIZE=64KiB:1GiB:x2");
   cmd->add_flag("--json", opts->json, "print a machine-readable JSON summary");
   cmd->add_option("--trace", opts->trace, "write a Perfetto/Chrome trace JSON to this file");
