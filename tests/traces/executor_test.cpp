@@ -6,6 +6,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
+#include "tests/support/config_error.hpp"
 #include "tests/traces/crossbar.hpp"
 
 using namespace mgsim;
@@ -14,6 +15,7 @@ using namespace mgsim::traces;
 namespace {
 
 using mgsim::test::Crossbar;
+using mgsim::testing::error_of;
 
 // Copy engines of 50 GB/s with 2 us setup; HBM 1000 GB/s with 500 ns latency.
 DeviceModel device(int engines, sim::Bandwidth ce = sim::Bandwidth::GBps(50)) {
@@ -34,15 +36,6 @@ std::int64_t end_of(const RunResult& r, int rank, const std::string& stream) {
   for (const auto& s : r.streams)
     if (s.rank == rank && s.stream == stream) return s.end.picoseconds();
   return -1;
-}
-
-std::string error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const sim::ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 }  // namespace
