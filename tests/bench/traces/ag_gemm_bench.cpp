@@ -14,12 +14,9 @@
 #include <benchmark/benchmark.h>
 
 #include "models/hardware_loader.hpp"
-#include "sim/engine.hpp"
-#include "sim/fluid.hpp"
-#include "topologies/fabric.hpp"
+#include "tests/bench/traces/run_once.hpp"
 #include "topologies/topology.hpp"
 #include "traces/executor.hpp"
-#include "traces/fabric_interconnect.hpp"
 #include "traces/schedule.hpp"
 
 namespace {
@@ -49,12 +46,7 @@ void run(benchmark::State& state, const traces::Schedule& schedule, const char* 
   std::uint64_t events = 0;
   std::int64_t end_ps = 0;
   for (auto _ : state) {
-    sim::Engine engine;
-    sim::FluidNetwork net(engine);
-    const topologies::Fabric fabric(topo, net);
-    traces::FabricInterconnect interconnect(fabric);
-    const traces::RunResult r =
-        traces::execute(schedule, params, engine, net, interconnect, device);
+    const traces::RunResult r = bench::run_once(schedule, params, topo, device);
     events = r.events;
     end_ps = r.end.picoseconds();
     benchmark::DoNotOptimize(r.end);

@@ -4,12 +4,9 @@
 #include <benchmark/benchmark.h>
 
 #include "models/hardware_loader.hpp"
-#include "sim/engine.hpp"
-#include "sim/fluid.hpp"
-#include "topologies/fabric.hpp"
+#include "tests/bench/traces/run_once.hpp"
 #include "topologies/topology.hpp"
 #include "traces/executor.hpp"
-#include "traces/fabric_interconnect.hpp"
 #include "traces/schedule.hpp"
 
 namespace {
@@ -31,12 +28,7 @@ void ring_all_reduce(benchmark::State& state, const char* topology) {
   std::int64_t sends = 0;
   std::uint64_t events = 0;
   for (auto _ : state) {
-    sim::Engine engine;
-    sim::FluidNetwork net(engine);
-    const topologies::Fabric fabric(topo, net);
-    traces::FabricInterconnect interconnect(fabric);
-    const traces::RunResult r =
-        traces::execute(schedule, params, engine, net, interconnect, device);
+    const traces::RunResult r = bench::run_once(schedule, params, topo, device);
     sends = r.collectives.at(0).sends;
     events = r.events;
     benchmark::DoNotOptimize(r.end);
