@@ -270,16 +270,8 @@ class KernelParser {
   }
 
   KernelFor parse_for(const sim::Node& node) {
-    sim::MapReader r(node, "for");
-    KernelFor f{parse_loop_range(r, scope_, kReserved, node), {}};
-    const sim::Node ops = r.required("ops");
-    r.finish();
-    const int outer = scope_.size();
-    f.slot = scope_.add(f.var);
-    max_slots_ = std::max(max_slots_, scope_.size());
-    f.body = parse_ops(ops);
-    scope_.truncate(outer);
-    return f;
+    return traces::parse_for<KernelFor>(node, scope_, kReserved, max_slots_,
+                                        [this](const sim::Node& ops) { return parse_ops(ops); });
   }
 
   KernelSet& set_;

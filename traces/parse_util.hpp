@@ -2,6 +2,7 @@
 // (kernel_schedule.cpp): identifiers, a closed set of choices, and the header of a `for` loop.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -43,6 +44,24 @@ struct LoopRange {
 // The variable's slot is not added yet: the caller adds it before parsing the body.
 LoopRange parse_loop_range(sim::MapReader& r, const Scope& scope,
                            const std::vector<std::string>& reserved, const sim::Node& node);
+
+// A whole `for` op of either parser (For is a LoopRange with a `body`): the range, then the body,
+// parsed by `parse_body(ops)` with the loop variable bound to the next slot of `scope`, which is
+// dropped again after; `max_slots` grows to cover the slot.
+template <class For, class ParseBody>
+For parse_for(const sim::Node& node, Scope& scope, const std::vector<std::string>& reserved,
+              int& max_slots, ParseBody parse_body) {
+  sim::MapReader r(node, "for");
+  For f{parse_loop_range(r, scope, reserved, node), {}};
+  const sim::Node ops = r.required("ops");
+  r.finish();
+  const int outer = scope.size();
+  f.slot = scope.add(f.var);
+  max_slots = std::max(max_slots, scope.size());
+  f.body = parse_body(ops);
+  scope.truncate(outer);
+  return f;
+}
 
 // "load, store, ..." from the keys of `kinds`, in order.
 template <typename Kind, std::size_t N>

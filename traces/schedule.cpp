@@ -271,16 +271,8 @@ class Parser {
   }
 
   ForOp parse_for(const sim::Node& node) {
-    sim::MapReader r(node, "for");
-    ForOp f{parse_loop_range(r, scope_, {"min", "max"}, node), {}};
-    const sim::Node ops = r.required("ops");
-    r.finish();
-    const int outer = scope_.size();
-    f.slot = scope_.add(f.var);
-    max_slots_ = std::max(max_slots_, scope_.size());
-    f.body = parse_ops(ops);
-    scope_.truncate(outer);
-    return f;
+    return traces::parse_for<ForOp>(node, scope_, {"min", "max"}, max_slots_,
+                                    [this](const sim::Node& ops) { return parse_ops(ops); });
   }
 
   int intern(const std::string& name) { return traces::intern(s_.event_names, name); }
