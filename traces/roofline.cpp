@@ -4,9 +4,6 @@
 #include <map>
 
 #include "sim/check.hpp"
-#include "sim/engine.hpp"
-#include "topologies/fabric.hpp"
-#include "traces/fabric_interconnect.hpp"
 
 namespace mgsim::traces {
 
@@ -55,22 +52,6 @@ Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net
   r.elapsed = elapsed;
   if (!r.terms.empty()) r.bound = r.terms.front().time;
   return r;
-}
-
-AttributedRun run_with_roofline(const Schedule& schedule, const Env& params,
-                                const topologies::Topology& topo, const DeviceModel& device,
-                                sim::TraceSink* trace) {
-  sim::Engine engine;
-  if (trace) engine.set_trace(trace);
-  sim::FluidNetwork net(engine);
-  const topologies::Fabric fabric(topo, net);
-  FabricInterconnect interconnect(fabric);
-  ResourceCatalog catalog;
-  register_fabric(catalog, fabric, topo);
-  AttributedRun out;
-  out.result = execute(schedule, params, engine, net, interconnect, device, &catalog);
-  out.roofline = compute_roofline(catalog, net, out.result.end.since_start());
-  return out;
 }
 
 }  // namespace mgsim::traces

@@ -31,13 +31,8 @@
 #include <vector>
 
 #include "sim/fluid.hpp"
-#include "sim/trace.hpp"
 #include "sim/units.hpp"
-#include "topologies/topology.hpp"
-#include "traces/executor.hpp"
 #include "traces/resource_catalog.hpp"
-#include "traces/schedule.hpp"
-#include "traces/transfers.hpp"
 
 namespace mgsim::traces {
 
@@ -66,17 +61,5 @@ struct Roofline {
 // run (the RunResult's end). REQUIRES: every entry of `catalog` is a resource of `net`.
 Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net,
                           sim::Duration elapsed);
-
-struct AttributedRun {
-  RunResult result;
-  Roofline roofline;  // elapsed = result.end
-};
-
-// Runs `schedule` on a fresh engine over `topo` (its fabric and the executor's resources all
-// registered in one catalog) and attributes it. `trace`, if set, is attached to the engine.
-// Throws what execute() throws (sim::ConfigError for bad values).
-AttributedRun run_with_roofline(const Schedule& schedule, const Env& params,
-                                const topologies::Topology& topo, const DeviceModel& device,
-                                sim::TraceSink* trace = nullptr);
 
 }  // namespace mgsim::traces

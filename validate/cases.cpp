@@ -8,15 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "models/hardware_loader.hpp"
 #include "sim/config.hpp"
-#include "sim/engine.hpp"
-#include "sim/fluid.hpp"
-#include "topologies/fabric.hpp"
-#include "topologies/topology.hpp"
 #include "traces/executor.hpp"
-#include "traces/fabric_interconnect.hpp"
 #include "traces/schedule.hpp"
+#include "traces/simulation.hpp"
 #include "validate/measurements.hpp"
 
 namespace mgsim::validate {
@@ -117,9 +112,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
   for (const sim::Node& f : r.required("families").items()) families.push_back(read_family(f));
   r.finish();
 
-  const topologies::Topology topo = topologies::load_topology(topology);
-  const models::HardwareSpec hw = models::load_hardware(hw_name);
-  const traces::DeviceModel device = traces::device_model(hw);
+  const traces::Machine machine = traces::Machine::load(topology, {}, hw_name);
 
   ValidationRun out;
   for (const Family& f : families) {
@@ -172,12 +165,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
         label += fmt::format("{}{}={}", label.empty() ? "" : " ", param, value);
       }
       const traces::Env params = traces::param_values(*schedule, overrides);
-      sim::Engine engine;
-      sim::FluidNetwork net(engine);
-      const topologies::Fabric fabric(topo, net);
-      traces::FabricInterconnect interconnect(fabric);
-      const traces::RunResult result =
-          traces::execute(*schedule, params, engine, net, interconnect, device);
+      const traces::RunResult result = traces::simulate(*schedule, params, machine).run;
       if (!result.blocked.empty())
         throw sim::ConfigError(
             {table.file(), table.line_of(row), 1},

@@ -12,17 +12,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "models/hardware_loader.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/config.hpp"
-#include "sim/json.hpp"
-#include "topologies/topology.hpp"
-#include "traces/fabric_interconnect.hpp"
-#include "traces/roofline.hpp"
-#include "traces/roofline_format.hpp"
+#include "traces/report.hpp"
 #include "traces/schedule.hpp"
+#include "traces/simulation.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -34,33 +28,12 @@ struct BoundOptions : ScheduleInputs {
 void bound(const BoundOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const traces::Env params = traces::param_values(schedule, parse_schedule_defines(o.defines));
-  const topologies::Topology topo =
-      topologies::load_topology(o.topology, parse_topology_defines(o.topology_defines, "-T"));
-  const models::HardwareSpec hw = models::load_hardware(o.hw.empty() ? topo.gpu_model : o.hw);
-  const traces::AttributedRun run =
-      traces::run_with_roofline(schedule, params, topo, traces::device_model(hw));
-  if (!run.result.blocked.empty()) {
-    const auto& b = run.result.blocked.front();
-    throw CheckFailed(fmt::format(
-        "{}: error: the schedule deadlocked at {} ps ({} blocked; first: {}:{}:{}: rank {} "
-        "stream '{}' waits for {}); `mgsim run` reports all of them",
-        o.schedule, run.result.end.picoseconds(), run.result.blocked.size(), b.where.file,
-        b.where.line, b.where.column, b.rank, b.stream, b.waiting_for));
-  }
-  const traces::Roofline& r = run.roofline;
-  if (o.json) {
-    std::cout << fmt::format(
-        "{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"roofline\": {}}}\n",
-        sim::json_quote(o.schedule), sim::json_quote(topo.name), sim::json_quote(hw.name),
-        traces::roofline_json(r));
-    return;
-  }
-  std::cout << fmt::format("roofline of {} on {} ({} GPUs, hw {})\n", o.schedule, topo.name,
-                           topo.gpu_count(), hw.name);
-  std::cout << traces::roofline_table(r);
-  std::cout << fmt::format("predicted: {:.6f} us ({} ps), fraction of the bound {:.6f}\n",
-                           run.result.end.since_start().microseconds(),
-                           run.result.end.picoseconds(), r.fraction());
+  const traces::Machine machine =
+      traces::Machine::load(o.topology, parse_topology_defines(o.topology_defines, "-T"), o.hw);
+  const traces::Result run = traces::simulate(schedule, params, machine);
+  if (run.deadlocked()) throw CheckFailed(traces::deadlock_summary(o.schedule, run.run));
+  const traces::ReportHeader header{o.schedule, &machine};
+  std::cout << (o.json ? traces::bound_json(header, run) : traces::bound_text(header, run));
 }
 
 }  // namespace

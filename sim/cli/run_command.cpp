@@ -1,43 +1,28 @@
-// `mgsim run SCHEDULE --topology T [--hw H] [-D k=v ...] [--sweep P=FROM:TO:xF] [--json]
-//  [--trace out.json]`: runs a schedule and prints the predicted time per rank and stream, and for
-// a schedule with one collective, a table in nccl-tests' format (one row per size of the sweep).
+// `mgsim run SCHEDULE --topology T [--hw H] [-D k=v ...] [-T k=v ...] [--sweep P=FROM:TO:xF]
+//  [--json] [--trace out.json]`: runs a schedule through the composition root
+// (traces/simulation.hpp) and prints what traces/report.hpp makes of it: the predicted time per
+// rank and stream with the roofline summary for one run, one row per point for a sweep, and the
+// nccl-tests table for a sweep of a single collective.
 //
-// Sweeps: the schedule's `sweep:` or --sweep (which wins) runs the whole schedule once per value of
-// one param. busbw follows nccl-tests' doc/PERFORMANCE.md: all_reduce algbw x 2(n-1)/n,
-// all_gather / reduce_scatter / all_to_all algbw x (n-1)/n; algbw = size / time in GB/s (1e9).
-// With --trace, the last run of a sweep is traced (one slice per op per stream track, one per copy
-// on each copy-engine track, and bandwidth counters: each GPU's links, HBM, L2, ports and SM pipes
-// under that GPU's process, switch-to-switch links on their own). Every run is attributed
-// (traces/roofline.hpp): the communication-aware bound, the fraction of it achieved, the bottleneck
-// unit group and each group's mean utilisation; the text output shows them for a single run (the
-// --top most utilised groups), --json for every run (all groups). Exit codes: 0, or 1 when the
-// schedule deadlocks (a report on stderr), 2 for bad input.
-#include <cstdio>
-#include <cstdlib>
+// Sweeps: the schedule's `sweep:` or --sweep (which replaces it) runs the whole schedule once per
+// value of one param; a -D of the schedule's sweep param runs once at that value, a -D of the
+// --sweep param is an error (traces::sweep_points). With --trace, the last run of a sweep is
+// traced (one slice per op per stream track, one per copy on each copy-engine track, and
+// bandwidth counters under each GPU's process). Exit codes: 0, or 1 when the schedule deadlocks
+// (a report on stderr), 2 for bad input.
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "models/hardware_loader.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/config.hpp"
-#include "sim/engine.hpp"
-#include "sim/fluid.hpp"
-#include "sim/json.hpp"
 #include "sim/trace.hpp"
-#include "topologies/fabric.hpp"
-#include "topologies/topology.hpp"
-#include "traces/executor.hpp"
-#include "traces/fabric_interconnect.hpp"
-#include "traces/roofline.hpp"
-#include "traces/roofline_format.hpp"
+#include "traces/report.hpp"
 #include "traces/schedule.hpp"
+#include "traces/simulation.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -92,172 +77,35 @@ traces::Sweep parse_sweep(const std::string& text) {
   return sw;
 }
 
-double bus_factor(traces::CollectiveKind kind, int n) {
-  if (kind == traces::CollectiveKind::all_reduce) return 2.0 * (n - 1) / n;
-  return static_cast<double>(n - 1) / n;
-}
-
-struct CollectiveRow {
-  std::int64_t size, count;
-  std::string type, redop;
-  double time_us, algbw, busbw;
-};
-
-CollectiveRow row_of(const traces::CollectiveResult& c) {
-  const sim::Duration t = c.end - c.begin;
-  const double algbw = t.picoseconds() > 0 ? static_cast<double>(c.bytes) / t.seconds() * 1e-9 : 0;
-  const bool reduces = c.kind == traces::CollectiveKind::all_reduce ||
-                       c.kind == traces::CollectiveKind::reduce_scatter;
-  // nccl-tests' count column: elements per rank's send buffer for all_reduce (size / type), and
-  // size / type / nranks for the others, whose size is the whole gathered/scattered buffer.
-  const std::int64_t elements = c.bytes / c.dtype.size;
-  const std::int64_t count =
-      c.kind == traces::CollectiveKind::all_reduce ? elements : elements / c.ranks;
-  return {c.bytes,
-          count,
-          c.dtype.name,
-          reduces ? "sum" : "none",
-          t.microseconds(),
-          algbw,
-          algbw * bus_factor(c.kind, c.ranks)};
-}
-
-struct Run {
-  Overrides params;  // every param's value, by name
-  traces::RunResult result;
-  traces::Roofline roofline;
-};
-
-void print_text(const RunOptions& o, const topologies::Topology& topo, const std::string& hw,
-                const std::vector<Run>& runs, bool table) {
-  std::cout << fmt::format("schedule {} on {} ({} GPUs, hw {})\n", o.schedule, topo.name,
-                           topo.gpu_count(), hw);
-  if (runs.size() == 1) {
-    const Run& run = runs.front();
-    std::vector<std::string> p;
-    for (const auto& [k, v] : run.params) p.push_back(fmt::format("{}={}", k, v));
-    if (!p.empty()) std::cout << fmt::format("params: {}\n", fmt::join(p, " "));
-    std::cout << fmt::format("{:>5}  {:<16} {:>16} {:>18} {:>8}\n", "rank", "stream", "time (us)",
-                             "time (ps)", "ops");
-    for (const auto& s : run.result.streams)
-      std::cout << fmt::format("{:>5}  {:<16} {:>16.6f} {:>18} {:>8}\n", s.rank, s.stream,
-                               s.end.since_start().microseconds(), s.end.picoseconds(), s.ops);
-    std::cout << fmt::format("total: {:.6f} us ({} ps), world {}\n",
-                             run.result.end.since_start().microseconds(),
-                             run.result.end.picoseconds(), run.result.world);
-    std::cout << traces::roofline_summary(run.roofline, o.top);
-  }
-  if (!table) return;
-  std::cout << "#\n";
-  std::cout << fmt::format(
-      "# {} ({}), world {}\n", traces::to_string(runs.front().result.collectives.front().kind),
-      runs.front().result.collectives.front().stream, runs.front().result.world);
-  std::cout << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "size",
-                           "count", "type", "redop", "root", "time", "algbw", "busbw");
-  std::cout << fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)",
-                           "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
-  for (const Run& run : runs) {
-    const CollectiveRow r = row_of(run.result.collectives.front());
-    std::cout << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}\n",
-                             r.size, r.count, r.type, r.redop, -1, r.time_us, r.algbw, r.busbw);
-  }
-}
-
-void print_json(const RunOptions& o, const topologies::Topology& topo, const std::string& hw,
-                const std::vector<Run>& runs) {
-  std::string out =
-      fmt::format("{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"runs\": [",
-                  sim::json_quote(o.schedule), sim::json_quote(topo.name), sim::json_quote(hw));
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const traces::RunResult& r = runs[i].result;
-    out += i ? ", " : "";
-    out += "{\"params\": {";
-    for (std::size_t p = 0; p < runs[i].params.size(); ++p)
-      out += fmt::format("{}{}: {}", p ? ", " : "", sim::json_quote(runs[i].params[p].first),
-                         runs[i].params[p].second);
-    out += fmt::format("}}, \"world\": {}, \"end_ps\": {}, \"streams\": [", r.world,
-                       r.end.picoseconds());
-    for (std::size_t s = 0; s < r.streams.size(); ++s)
-      out += fmt::format("{}{{\"rank\": {}, \"stream\": {}, \"end_ps\": {}, \"ops\": {}}}",
-                         s ? ", " : "", r.streams[s].rank, sim::json_quote(r.streams[s].stream),
-                         r.streams[s].end.picoseconds(), r.streams[s].ops);
-    out += "], \"collectives\": [";
-    for (std::size_t c = 0; c < r.collectives.size(); ++c) {
-      const CollectiveRow row = row_of(r.collectives[c]);
-      out += fmt::format(
-          "{}{{\"op\": \"{}\", \"stream\": {}, \"size\": {}, \"count\": {}, \"type\": \"{}\", "
-          "\"redop\": \"{}\", \"ranks\": {}, \"begin_ps\": {}, \"end_ps\": {}, \"time_us\": "
-          "{:.6f}, "
-          "\"algbw_GBps\": {:.6f}, \"busbw_GBps\": {:.6f}}}",
-          c ? ", " : "", traces::to_string(r.collectives[c].kind),
-          sim::json_quote(r.collectives[c].stream), row.size, row.count, row.type, row.redop,
-          r.collectives[c].ranks, r.collectives[c].begin.picoseconds(),
-          r.collectives[c].end.picoseconds(), row.time_us, row.algbw, row.busbw);
-    }
-    out += "], \"roofline\": " + traces::roofline_json(runs[i].roofline) + "}";
-  }
-  std::cout << out << "]}\n";
-}
-
 void run_schedule(const RunOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const Overrides defines = parse_schedule_defines(o.defines);
   traces::param_values(schedule, defines);  // reject unknown -D before loading anything else
-  const topologies::Topology topo =
-      topologies::load_topology(o.topology, parse_topology_defines(o.topology_defines, "-T"));
-  const std::string hw_name = o.hw.empty() ? topo.gpu_model : o.hw;
-  const models::HardwareSpec hw = models::load_hardware(hw_name);
-  const traces::DeviceModel device = traces::device_model(hw);
-
-  std::optional<traces::Sweep> sweep = schedule.sweep;
+  const traces::Machine machine =
+      traces::Machine::load(o.topology, parse_topology_defines(o.topology_defines, "-T"), o.hw);
+  std::optional<traces::Sweep> sweep;
   if (!o.sweep.empty()) sweep = parse_sweep(o.sweep);
-  std::vector<Overrides> settings;
-  if (sweep) {
-    for (const std::int64_t v : traces::sweep_values(*sweep)) {
-      Overrides d = defines;
-      d.emplace_back(sweep->param, std::to_string(v));
-      settings.push_back(std::move(d));
-    }
-  } else {
-    settings.push_back(defines);
-  }
 
-  std::vector<Run> runs;
   std::unique_ptr<sim::ChromeTraceWriter> writer;
-  for (std::size_t i = 0; i < settings.size(); ++i) {
-    const traces::Env params = traces::param_values(schedule, settings[i]);
-    if (!o.trace.empty() && i + 1 == settings.size())
-      writer = std::make_unique<sim::ChromeTraceWriter>();
-    Run run;
-    for (std::size_t p = 0; p < schedule.params.size(); ++p)
-      run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
-    traces::AttributedRun attributed =
-        traces::run_with_roofline(schedule, params, topo, device, writer.get());
-    run.result = std::move(attributed.result);
-    run.roofline = std::move(attributed.roofline);
-    if (!run.result.blocked.empty()) {
-      std::cout.flush();
-      std::string report = fmt::format("{}: error: the schedule deadlocked at {} ps; blocked:\n",
-                                       o.schedule, run.result.end.picoseconds());
-      for (const auto& b : run.result.blocked)
-        report += fmt::format("  {}:{}:{}: rank {} stream '{}' waits for {}\n", b.where.file,
-                              b.where.line, b.where.column, b.rank, b.stream, b.waiting_for);
-      report.pop_back();  // main() ends the message with its own newline
-      throw CheckFailed(report);
-    }
-    runs.push_back(std::move(run));
+  if (!o.trace.empty()) writer = std::make_unique<sim::ChromeTraceWriter>();
+  const std::vector<traces::Run> runs =
+      traces::run_points(schedule, defines, sweep, machine, writer.get());
+  if (runs.back().result.deadlocked()) {
+    std::cout.flush();
+    throw CheckFailed(traces::deadlock_report(o.schedule, runs.back().result.run));
   }
-
   if (writer) {
     std::ofstream out(o.trace);
     if (!out) throw sim::ConfigError({o.trace, 0, 0}, "cannot write the trace file");
     writer->write(out);
   }
-  const bool table = schedule.collective_count == 1 && !runs.front().result.collectives.empty();
+  const traces::ReportHeader header{o.schedule, &machine};
   if (o.json) {
-    print_json(o, topo, hw.name, runs);
+    std::cout << traces::runs_json(header, runs);
   } else {
-    print_text(o, topo, hw.name, runs, table);
+    const bool table =
+        schedule.collective_count == 1 && !runs.front().result.run.collectives.empty();
+    std::cout << traces::runs_text(header, runs, o.top, table);
   }
 }
 

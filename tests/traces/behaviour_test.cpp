@@ -10,10 +10,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "models/hardware_loader.hpp"
-#include "topologies/fabric.hpp"
-#include "traces/fabric_interconnect.hpp"
 #include "traces/roofline.hpp"
+#include "traces/simulation.hpp"
 
 using namespace mgsim;
 using namespace mgsim::traces;
@@ -22,17 +20,16 @@ namespace {
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-AttributedRun run_on_hgx(const Schedule& s, const Defines& d = {}) {
-  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
-  const DeviceModel device = device_model(models::load_hardware("h200"));
-  return run_with_roofline(s, param_values(s, d), topo, device);
+Result run_on_hgx(const Schedule& s, const Defines& d = {}) {
+  static const Machine machine = Machine::load("hgx-h200-8", {}, "h200");
+  return simulate(s, param_values(s, d), machine);
 }
 
-AttributedRun run_text(const std::string& text, const Defines& d = {}) {
+Result run_text(const std::string& text, const Defines& d = {}) {
   return run_on_hgx(load_schedule(sim::Node::load_string(text, "behaviour.yaml")), d);
 }
 
-AttributedRun run_example(const std::string& relative, const Defines& d = {}) {
+Result run_example(const std::string& relative, const Defines& d = {}) {
   return run_on_hgx(load_schedule_file(std::string(MGSIM_EXAMPLES_DIR) + "/" + relative), d);
 }
 
@@ -65,9 +62,9 @@ streams:
     ops:
       - launch: push
 )";
-  const AttributedRun run = run_text(text, {{"CTAS", std::to_string(ctas)}});
+  const Result run = run_text(text, {{"CTAS", std::to_string(ctas)}});
   // h200 launch.kernel = 4 us (models/presets/h200.yaml).
-  const double seconds = (run.result.end.picoseconds() - 4'000'000) * 1e-12;
+  const double seconds = (run.run.end.picoseconds() - 4'000'000) * 1e-12;
   return 256.0 * 1024 * 1024 / seconds / 1e9;
 }
 
@@ -97,7 +94,7 @@ TEST_CASE("preset h200: TMA fills NVLink from one SM, ld/st needs about a dozen"
 TEST_CASE("preset h200: a copy-engine transfer of a few KB is latency-bound", "[behaviour]") {
   // 4 KiB from rank 0 to rank 1: setup 2 us + route 2 x 250 ns + ceil(4096 B at the peer copy
   // rate 0.8196 x 450 GB/s = 368819999999 B/s) = 2'000'000 + 500'000 + 11106 = 2'511'106 ps.
-  const AttributedRun run = run_text(R"(
+  const Result run = run_text(R"(
 world: 2
 streams:
   - name: copy
@@ -105,7 +102,7 @@ streams:
     ops:
       - memcpy: {bytes: 4KiB, dst: 1}
 )");
-  const std::int64_t end = run.result.end.picoseconds();
+  const std::int64_t end = run.run.end.picoseconds();
   CHECK(end == 2'511'106);
   // The bandwidth term is 11106 / 2511106 = 0.44 % of the time: effective 1.6 GB/s.
   const std::int64_t bandwidth_term = end - 2'500'000;
@@ -122,12 +119,12 @@ TEST_CASE("preset h200: an NVLS all-reduce sends about half the NVLink bytes of 
   // other ranks send their copy up to the switch once (ld_reduce) and the owner sends the sum up
   // once (multicast): 8 x SIZE / 8 = SIZE per slice, 8 x SIZE in all (34603008 B): 8 / 14 = 0.57.
   const Defines size{{"SIZE", "4325376"}};
-  const AttributedRun ring = run_example("all_reduce_ring.yaml", size);
-  const AttributedRun nvls = run_example("kernels/all_reduce_nvls.yaml", size);
+  const Result ring = run_example("all_reduce_ring.yaml", size);
+  const Result nvls = run_example("kernels/all_reduce_nvls.yaml", size);
   CHECK(nvlink_out_bytes(ring.roofline) == 14 * 4325376);
   CHECK(nvlink_out_bytes(nvls.roofline) == 8 * 4325376);
   // And it is faster: fewer bytes and one step instead of 2 x 7.
-  CHECK(nvls.result.end < ring.result.end);
+  CHECK(nvls.run.end < ring.run.end);
 }
 
 TEST_CASE(
@@ -136,13 +133,13 @@ TEST_CASE(
   // Same problem (M = 16384 gathered rows, N = K = 4096) three ways. The sequential version runs
   // the ring all-gather and then the GEMM; overlapping can only remove time, never add work.
   const Defines size{{"M", "16384"}, {"N", "4096"}, {"K", "4096"}};
-  const AttributedRun sequential = run_example("field/ag_gemm_collective.yaml", size);
-  const AttributedRun copy_engine = run_example("kernels/ag_gemm_copy_engine.yaml", size);
-  const AttributedRun inter_sm = run_example("kernels/ag_gemm_inter_sm.yaml", size);
-  for (const AttributedRun* overlapped : {&copy_engine, &inter_sm}) {
-    CHECK(overlapped->result.blocked.empty());
-    CHECK(overlapped->roofline.bound.picoseconds() <= overlapped->result.end.picoseconds());
-    CHECK(overlapped->result.end < sequential.result.end);
+  const Result sequential = run_example("field/ag_gemm_collective.yaml", size);
+  const Result copy_engine = run_example("kernels/ag_gemm_copy_engine.yaml", size);
+  const Result inter_sm = run_example("kernels/ag_gemm_inter_sm.yaml", size);
+  for (const Result* overlapped : {&copy_engine, &inter_sm}) {
+    CHECK(overlapped->run.blocked.empty());
+    CHECK(overlapped->roofline.bound.picoseconds() <= overlapped->run.end.picoseconds());
+    CHECK(overlapped->run.end < sequential.run.end);
   }
   // Each does the same GEMM: 2 x 16384 x 4096 x 4096 flops per rank on the tensor pipes, so
   // their compute terms match exactly.

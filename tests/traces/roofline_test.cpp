@@ -14,6 +14,7 @@
 #include "sim/engine.hpp"
 #include "topologies/fabric.hpp"
 #include "traces/fabric_interconnect.hpp"
+#include "traces/simulation.hpp"
 
 using namespace mgsim;
 using namespace mgsim::traces;
@@ -31,11 +32,9 @@ const UnitTerm& term(const Roofline& r, const std::string& group) {
   return *it;
 }
 
-AttributedRun on_hgx(const std::string& text) {
+Result on_hgx(const std::string& text) {
   const Schedule s = schedule_of(text);
-  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
-  const DeviceModel device = device_model(models::load_hardware("h200"));
-  return run_with_roofline(s, param_values(s, {}), topo, device);
+  return simulate(s, param_values(s, {}), Machine::load("hgx-h200-8", {}, "h200"));
 }
 
 // A crossbar whose ports are not registered: the roofline then sees only what Transfers adds.
@@ -106,7 +105,7 @@ TEST_CASE("a unit group cannot mix kinds and a resource is registered once") {
 }
 
 TEST_CASE("a single peer copy is bound by the peer rate and misses it by setup + latency") {
-  const AttributedRun run = on_hgx(R"(streams:
+  const Result run = on_hgx(R"(streams:
   - name: copy
     if: rank == 0
     ops: [{memcpy: {bytes: 1GiB, src: 0, dst: 1}}]
@@ -131,20 +130,20 @@ TEST_CASE("a single peer copy is bound by the peer rate and misses it by setup +
   // nvswitch->gpu1 250 ns) before the bytes flow at exactly the bound's rate: 2500000 ps more,
   // less the solver's rounding: it computes the completion in double and loses the 0.0023 ps
   // above, so it lands 1 ps early (2913789583 ps, the pinned peer_copy example).
-  const std::int64_t gap = run.result.end.picoseconds() - r.bound.picoseconds();
+  const std::int64_t gap = run.run.end.picoseconds() - r.bound.picoseconds();
   CHECK(gap >= 2'500'000 - 1);
   CHECK(gap <= 2'500'000);
   // fraction = 2911289584 / 2913789583 = 0.99914..., below 1 by about 2.5 us / 2913.79 us.
   CHECK(r.fraction() < 1.0);
   CHECK(r.fraction() ==
-        Approx(2911289584.0 / static_cast<double>(run.result.end.picoseconds())).epsilon(1e-12));
+        Approx(2911289584.0 / static_cast<double>(run.run.end.picoseconds())).epsilon(1e-12));
   // Nothing touched gpu2: its terms carry nothing.
   CHECK(term(r, "gpu2.peer.out").amount == 0);
   CHECK(term(r, "gpu2.peer.out").utilisation == 0.0);
 }
 
 TEST_CASE("a ring all-reduce's bound is 2(n-1)/n x S per GPU at the peer rate") {
-  const AttributedRun run = on_hgx(R"(streams:
+  const Result run = on_hgx(R"(streams:
   - name: nccl
     ops:
       - collective: {op: all_reduce, algorithm: ring, bytes: 64MiB, chunk: 4MiB, dtype: float}
@@ -161,7 +160,7 @@ TEST_CASE("a ring all-reduce's bound is 2(n-1)/n x S per GPU at the peer rate") 
   CHECK(r.bound.picoseconds() == 318'422'299);
   REQUIRE(r.bottleneck() != nullptr);
   CHECK(r.bottleneck()->group == "gpu0.peer.in");
-  CHECK(r.bound <= run.result.end.since_start());
+  CHECK(r.bound <= run.run.end.since_start());
   CHECK(r.fraction() > 0.0);
   CHECK(r.fraction() < 1.0);
 }
@@ -201,7 +200,7 @@ streams:
 }
 
 TEST_CASE("nothing carried: no bottleneck, a zero bound and a zero fraction") {
-  const AttributedRun run = on_hgx(R"(streams:
+  const Result run = on_hgx(R"(streams:
   - name: s
     ops: [{delay: 1us}]
 )");
@@ -219,15 +218,14 @@ TEST_CASE("the bound never exceeds the predicted time, for every example") {
     if (f.path().extension() == ".yaml") files.push_back(f.path());
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 6);
-  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
-  const DeviceModel device = device_model(models::load_hardware("h200"));
+  const Machine machine = Machine::load("hgx-h200-8", {}, "h200");
   for (const auto& f : files) {
     INFO(f.string());
     const Schedule s = load_schedule_file(f.string());
-    const AttributedRun run = run_with_roofline(s, param_values(s, {}), topo, device);
-    REQUIRE(run.result.blocked.empty());
+    const Result run = simulate(s, param_values(s, {}), machine);
+    REQUIRE(run.run.blocked.empty());
     CHECK(run.roofline.bound.picoseconds() > 0);
-    CHECK(run.roofline.bound <= run.result.end.since_start());
+    CHECK(run.roofline.bound <= run.run.end.since_start());
     CHECK(run.roofline.fraction() <= 1.0);
   }
 }
@@ -238,9 +236,7 @@ TEST_CASE("a copy between nodes is bound by the NIC") {
     if: rank == 0
     ops: [{memcpy: {bytes: 64MiB, src: 0, dst: 8}}]
 )");
-  const topologies::Topology topo = topologies::load_topology("hgx-h200-ib");
-  const DeviceModel device = device_model(models::load_hardware("h200"));
-  const AttributedRun run = run_with_roofline(s, param_values(s, {}), topo, device);
+  const Result run = simulate(s, param_values(s, {}), Machine::load("hgx-h200-ib", {}, "h200"));
   const Roofline& r = run.roofline;
   // GPU 0 (node 0) to GPU 8 (node 1) leaves over PCIe (63 GB/s) to its rail's 400 Gb/s NIC
   // (50 GB/s): the NIC is slowest, 67108864 B / 50e9 B/s = 1342177.28 ns = 1342177280 ps, on
@@ -253,5 +249,5 @@ TEST_CASE("a copy between nodes is bound by the NIC") {
   CHECK(term(r, "n1.nic0.in").time.picoseconds() == 1'342'177'280);
   // PCIe out of GPU 0: 67108864 B / 63e9 B/s = ceil(1065220063.49) = 1065220064 ps.
   CHECK(term(r, "gpu0.pcie.out").time.picoseconds() == 1'065'220'064);
-  CHECK(r.bound <= run.result.end.since_start());
+  CHECK(r.bound <= run.run.end.since_start());
 }

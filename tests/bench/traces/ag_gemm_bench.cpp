@@ -1,10 +1,11 @@
 // The all-gather GEMM of DESIGN.md's speed target, simulated end to end: 8 GPUs, C = all_gather(A)
 // x B with M = 16384 gathered rows, N = K = 8192, bf16, 128 x 256 tiles, a persistent kernel with
 // 16 communication SMs (the schedule is examples/kernels/ag_gemm_inter_sm.yaml). Target: <= 20 ms
-// wall per simulation (Release build). Topology wiring and the run are timed; parsing is not.
-// A second benchmark scales the same kernel from 2 to 72 GPUs on gb200-nvl72 (ranks 0 .. world-1
-// of the 72; every rank computes its 4096 tiles, so the simulated work grows with world).
-// Counters: engine events, events per second of CPU time, the predicted time in us.
+// wall per simulation (Release build). The run through the composition root (traces::simulate:
+// fabric wiring, the run, the roofline) is timed; parsing and loading the machine are not. A second
+// benchmark scales the same kernel from 2 to 72 GPUs on gb200-nvl72 (ranks 0 .. world-1 of the 72;
+// every rank computes its 4096 tiles, so the simulated work grows with world). Counters: engine
+// events, events per second of CPU time, the predicted time in us.
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,11 +14,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "models/hardware_loader.hpp"
-#include "tests/bench/traces/run_once.hpp"
-#include "topologies/topology.hpp"
-#include "traces/executor.hpp"
 #include "traces/schedule.hpp"
+#include "traces/simulation.hpp"
 
 namespace {
 
@@ -40,13 +38,12 @@ traces::Schedule ag_gemm_with_world() {
 
 void run(benchmark::State& state, const traces::Schedule& schedule, const char* topology,
          const std::vector<std::pair<std::string, std::string>>& defines) {
-  const topologies::Topology topo = topologies::load_topology(topology);
-  const traces::DeviceModel device = traces::device_model(models::load_hardware(topo.gpu_model));
+  const traces::Machine machine = traces::Machine::load(topology, {}, "");
   const traces::Env params = traces::param_values(schedule, defines);
   std::uint64_t events = 0;
   std::int64_t end_ps = 0;
   for (auto _ : state) {
-    const traces::RunResult r = bench::run_once(schedule, params, topo, device);
+    const traces::RunResult r = traces::simulate(schedule, params, machine).run;
     events = r.events;
     end_ps = r.end.picoseconds();
     benchmark::DoNotOptimize(r.end);

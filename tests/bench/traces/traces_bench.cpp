@@ -3,11 +3,8 @@
 // copies), engine events, and events per second of wall time.
 #include <benchmark/benchmark.h>
 
-#include "models/hardware_loader.hpp"
-#include "tests/bench/traces/run_once.hpp"
-#include "topologies/topology.hpp"
-#include "traces/executor.hpp"
 #include "traces/schedule.hpp"
+#include "traces/simulation.hpp"
 
 namespace {
 
@@ -22,13 +19,12 @@ streams:
 void ring_all_reduce(benchmark::State& state, const char* topology) {
   const traces::Schedule schedule =
       traces::load_schedule(sim::Node::load_string(kAllReduce, "bench.yaml"));
-  const topologies::Topology topo = topologies::load_topology(topology);
-  const traces::DeviceModel device = traces::device_model(models::load_hardware(topo.gpu_model));
+  const traces::Machine machine = traces::Machine::load(topology, {}, "");
   const traces::Env params = traces::param_values(schedule, {});
   std::int64_t sends = 0;
   std::uint64_t events = 0;
   for (auto _ : state) {
-    const traces::RunResult r = bench::run_once(schedule, params, topo, device);
+    const traces::RunResult r = traces::simulate(schedule, params, machine).run;
     sends = r.collectives.at(0).sends;
     events = r.events;
     benchmark::DoNotOptimize(r.end);

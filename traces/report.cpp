@@ -1,0 +1,175 @@
+#include "traces/report.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+#include "sim/json.hpp"
+#include "traces/roofline_format.hpp"
+
+namespace mgsim::traces {
+namespace {
+
+double bus_factor(CollectiveKind kind, int n) {
+  if (kind == CollectiveKind::all_reduce) return 2.0 * (n - 1) / n;
+  return static_cast<double>(n - 1) / n;
+}
+
+std::string params_text(const Overrides& params, std::string_view sep) {
+  std::vector<std::string> p;
+  for (const auto& [k, v] : params) p.push_back(fmt::format("{}={}", k, v));
+  return fmt::format("{}", fmt::join(p, sep));
+}
+
+std::string single_run_text(const Run& run, std::size_t top) {
+  std::string out;
+  if (!run.params.empty()) out += fmt::format("params: {}\n", params_text(run.params, " "));
+  const RunResult& r = run.result.run;
+  out += fmt::format("{:>5}  {:<16} {:>16} {:>18} {:>8}\n", "rank", "stream", "time (us)",
+                     "time (ps)", "ops");
+  for (const auto& s : r.streams)
+    out += fmt::format("{:>5}  {:<16} {:>16.6f} {:>18} {:>8}\n", s.rank, s.stream,
+                       s.end.since_start().microseconds(), s.end.picoseconds(), s.ops);
+  out += fmt::format("total: {:.6f} us ({} ps), world {}\n", r.end.since_start().microseconds(),
+                     r.end.picoseconds(), r.world);
+  return out + roofline_summary(run.result.roofline, top);
+}
+
+// One row per point: what changed, what it took, and where the bound is.
+std::string sweep_text(const std::vector<Run>& runs) {
+  std::string out =
+      fmt::format("{:>5}  {:>16} {:>18} {:>14} {:>9}  {:<24} {}\n", "point", "total (us)",
+                  "total (ps)", "bound (us)", "fraction", "bottleneck", "params");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Result& r = runs[i].result;
+    const UnitTerm* b = r.roofline.bottleneck();
+    out += fmt::format("{:>5}  {:>16.6f} {:>18} {:>14.6f} {:>9.6f}  {:<24} {}\n", i,
+                       r.run.end.since_start().microseconds(), r.run.end.picoseconds(),
+                       r.roofline.bound.microseconds(), r.roofline.fraction(), b ? b->group : "-",
+                       params_text(runs[i].params, " "));
+  }
+  return out;
+}
+
+std::string nccl_table(const std::vector<Run>& runs) {
+  const RunResult& first = runs.front().result.run;
+  std::string out = "#\n";
+  out += fmt::format("# {} ({}), world {}\n", to_string(first.collectives.front().kind),
+                     first.collectives.front().stream, first.world);
+  out += fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "size", "count",
+                     "type", "redop", "root", "time", "algbw", "busbw");
+  out += fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)",
+                     "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
+  for (const Run& run : runs) {
+    const CollectiveRow r = collective_row(run.result.run.collectives.front());
+    out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}\n",
+                       r.size, r.count, r.type, r.redop, -1, r.time_us, r.algbw, r.busbw);
+  }
+  return out;
+}
+
+}  // namespace
+
+CollectiveRow collective_row(const CollectiveResult& c) {
+  const sim::Duration t = c.end - c.begin;
+  const double algbw = t.picoseconds() > 0 ? static_cast<double>(c.bytes) / t.seconds() * 1e-9 : 0;
+  const bool reduces =
+      c.kind == CollectiveKind::all_reduce || c.kind == CollectiveKind::reduce_scatter;
+  // nccl-tests' count column: elements per rank's send buffer for all_reduce (size / type), and
+  // size / type / nranks for the others, whose size is the whole gathered/scattered buffer.
+  const std::int64_t elements = c.bytes / c.dtype.size;
+  const std::int64_t count = c.kind == CollectiveKind::all_reduce ? elements : elements / c.ranks;
+  return {c.bytes,
+          count,
+          c.dtype.name,
+          reduces ? "sum" : "none",
+          t.microseconds(),
+          algbw,
+          algbw * bus_factor(c.kind, c.ranks)};
+}
+
+std::string runs_text(const ReportHeader& h, const std::vector<Run>& runs, std::size_t top,
+                      bool collective_table) {
+  MGSIM_CHECK(!runs.empty() && h.machine, "a report needs a machine and at least one run");
+  const topologies::Topology& topo = h.machine->topology();
+  std::string out = fmt::format("schedule {} on {} ({} GPUs, hw {})\n", h.schedule, topo.name,
+                                topo.gpu_count(), h.machine->hardware().name);
+  if (runs.size() == 1) out += single_run_text(runs.front(), top);
+  if (collective_table) return out + nccl_table(runs);
+  if (runs.size() > 1) out += sweep_text(runs);
+  return out;
+}
+
+std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
+  MGSIM_CHECK(h.machine, "a report needs a machine");
+  std::string out = fmt::format(
+      "{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"runs\": [", sim::json_quote(h.schedule),
+      sim::json_quote(h.machine->topology().name), sim::json_quote(h.machine->hardware().name));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunResult& r = runs[i].result.run;
+    out += i ? ", " : "";
+    out += "{\"params\": {";
+    for (std::size_t p = 0; p < runs[i].params.size(); ++p)
+      out += fmt::format("{}{}: {}", p ? ", " : "", sim::json_quote(runs[i].params[p].first),
+                         runs[i].params[p].second);
+    out += fmt::format("}}, \"world\": {}, \"end_ps\": {}, \"streams\": [", r.world,
+                       r.end.picoseconds());
+    for (std::size_t s = 0; s < r.streams.size(); ++s)
+      out += fmt::format("{}{{\"rank\": {}, \"stream\": {}, \"end_ps\": {}, \"ops\": {}}}",
+                         s ? ", " : "", r.streams[s].rank, sim::json_quote(r.streams[s].stream),
+                         r.streams[s].end.picoseconds(), r.streams[s].ops);
+    out += "], \"collectives\": [";
+    for (std::size_t c = 0; c < r.collectives.size(); ++c) {
+      const CollectiveResult& col = r.collectives[c];
+      const CollectiveRow row = collective_row(col);
+      out += fmt::format(
+          "{}{{\"op\": \"{}\", \"stream\": {}, \"size\": {}, \"count\": {}, \"type\": \"{}\", "
+          "\"redop\": \"{}\", \"ranks\": {}, \"begin_ps\": {}, \"end_ps\": {}, \"time_us\": "
+          "{:.6f}, \"algbw_GBps\": {:.6f}, \"busbw_GBps\": {:.6f}}}",
+          c ? ", " : "", to_string(col.kind), sim::json_quote(col.stream), row.size, row.count,
+          row.type, row.redop, col.ranks, col.begin.picoseconds(), col.end.picoseconds(),
+          row.time_us, row.algbw, row.busbw);
+    }
+    out += "], \"roofline\": " + roofline_json(runs[i].result.roofline) + "}";
+  }
+  return out + "]}\n";
+}
+
+std::string bound_text(const ReportHeader& h, const Result& run) {
+  MGSIM_CHECK(h.machine, "a report needs a machine");
+  const topologies::Topology& topo = h.machine->topology();
+  return fmt::format("roofline of {} on {} ({} GPUs, hw {})\n", h.schedule, topo.name,
+                     topo.gpu_count(), h.machine->hardware().name) +
+         roofline_table(run.roofline) +
+         fmt::format("predicted: {:.6f} us ({} ps), fraction of the bound {:.6f}\n",
+                     run.run.end.since_start().microseconds(), run.run.end.picoseconds(),
+                     run.roofline.fraction());
+}
+
+std::string bound_json(const ReportHeader& h, const Result& run) {
+  MGSIM_CHECK(h.machine, "a report needs a machine");
+  return fmt::format("{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"roofline\": {}}}\n",
+                     sim::json_quote(h.schedule), sim::json_quote(h.machine->topology().name),
+                     sim::json_quote(h.machine->hardware().name), roofline_json(run.roofline));
+}
+
+std::string deadlock_report(const std::string& schedule, const RunResult& run) {
+  MGSIM_CHECK(!run.blocked.empty(), "deadlock_report of a run that finished");
+  std::string out = fmt::format("{}: error: the schedule deadlocked at {} ps; blocked:", schedule,
+                                run.end.picoseconds());
+  for (const BlockedStream& b : run.blocked)
+    out += fmt::format("\n  {}:{}:{}: rank {} stream '{}' waits for {}", b.where.file, b.where.line,
+                       b.where.column, b.rank, b.stream, b.waiting_for);
+  return out;
+}
+
+std::string deadlock_summary(const std::string& schedule, const RunResult& run) {
+  MGSIM_CHECK(!run.blocked.empty(), "deadlock_summary of a run that finished");
+  const BlockedStream& b = run.blocked.front();
+  return fmt::format(
+      "{}: error: the schedule deadlocked at {} ps ({} blocked; first: {}:{}:{}: rank {} "
+      "stream '{}' waits for {}); `mgsim run` reports all of them",
+      schedule, run.end.picoseconds(), run.blocked.size(), b.where.file, b.where.line,
+      b.where.column, b.rank, b.stream, b.waiting_for);
+}
+
+}  // namespace mgsim::traces

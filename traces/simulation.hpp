@@ -1,0 +1,85 @@
+// The one composition root: everything that runs a schedule (the CLI, validate, benchmarks,
+// tests, and later the Python module and sweeps) assembles and runs a simulation here.
+//
+//   Machine  a topology and a GPU hardware spec, loaded once and shared by many runs
+//   simulate(schedule, params, machine, trace) -> Result{RunResult, Roofline}
+//   run_points(schedule, defines, sweep, machine, trace) -> one Run per point of a sweep
+//
+// A run builds its own engine, fluid network, fabric and GPU resources from the Machine, so runs
+// are independent: the same inputs give the same picoseconds, in any order, thread or process.
+// Contract: a Machine is immutable once built; several threads may run schedules on one Machine
+// at once (each run owns every mutable object it touches). Errors in values are sim::ConfigError
+// naming the YAML value (or the -D / --sweep argument); a deadlock is not an error here, it is a
+// Result whose run.blocked is non-empty (report.hpp words it).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/hardware_spec.hpp"
+#include "sim/trace.hpp"
+#include "topologies/topology.hpp"
+#include "traces/executor.hpp"
+#include "traces/roofline.hpp"
+#include "traces/schedule.hpp"
+
+namespace mgsim::traces {
+
+class Machine {
+ public:
+  Machine(topologies::Topology topology, models::HardwareSpec hardware);
+
+  // `topology`: a preset name or a .yaml path, with its params (`-T nodes=4`); `hardware`: a
+  // preset name or a .yaml path, empty for the topology's own GPU model.
+  static Machine load(const std::string& topology,
+                      const std::map<std::string, std::int64_t>& topology_params,
+                      const std::string& hardware);
+
+  const topologies::Topology& topology() const { return topology_; }
+  const models::HardwareSpec& hardware() const { return hardware_; }
+  const DeviceModel& device() const { return device_; }
+
+ private:
+  topologies::Topology topology_;
+  models::HardwareSpec hardware_;
+  DeviceModel device_;  // what the executor reads of the hardware, derived once
+};
+
+struct Result {
+  RunResult run;      // times per rank and stream, collectives, blocked streams, events
+  Roofline roofline;  // elapsed = run.end
+  bool deadlocked() const { return !run.blocked.empty(); }
+};
+
+// Runs `schedule` with `params` (param_values()) on `machine`. `trace`, if set, receives the
+// run's slices and counters. Throws what execute() throws.
+Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
+                sim::TraceSink* trace = nullptr);
+
+// (name, value) pairs as written after -D, with units allowed ("SIZE", "64MiB").
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+// One point of a run_points() sweep.
+struct Run {
+  Overrides params;  // every param of the schedule with its value, in declaration order
+  Result result;
+};
+
+// The param settings a run visits: one per value of the sweep, or one when there is none.
+// `sweep` (from the command line) replaces the schedule's own. `defines` always win: a define of
+// the schedule's sweep param turns its sweep off (one run at the defined value); a define of the
+// param of a command-line `sweep` is a ConfigError (the two ask for different things).
+std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& defines,
+                                    const std::optional<Sweep>& sweep);
+
+// Runs every point of sweep_points() in order; `trace`, if set, traces the last one. A deadlocked
+// point ends the sweep: it is the last Run returned.
+std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
+                            const std::optional<Sweep>& sweep, const Machine& machine,
+                            sim::TraceSink* trace = nullptr);
+
+}  // namespace mgsim::traces
