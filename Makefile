@@ -19,7 +19,7 @@ build: setup $(BUILD)/build.ninja
 
 demo: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target mgsim
-	$(BUILD)/sim/cli/mgsim run examples/all_reduce_ring.yaml --topology hgx-h200-8
+	$(BUILD)/cli/mgsim run examples/all_reduce_ring.yaml --topology hgx-h200-8
 
 $(ASAN_BUILD)/build.ninja: | setup
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMGSIM_SANITIZE=ON \

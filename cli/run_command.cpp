@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/config.hpp"
 #include "sim/trace.hpp"
 #include "traces/report.hpp"

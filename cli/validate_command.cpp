@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/config.hpp"
 #include "validate/cases.hpp"
 #include "validate/report.hpp"

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/check.hpp"
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/config.hpp"
 
 int main(int argc, char** argv) {

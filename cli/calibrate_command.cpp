@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/config.hpp"
 #include "validate/calibrate.hpp"
 

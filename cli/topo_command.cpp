@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/config.hpp"
 #include "traces/report.hpp"
 #include "traces/schedule.hpp"
