@@ -48,7 +48,8 @@
 // threads, registers, shared_memory or args) and loop variables.
 // Everything resolves when the file is read (unknown names and keys are ConfigErrors naming
 // file:line:column with the nearest valid name); values are evaluated lazily, when a role reaches
-// the op. Buffers and regions are recorded for later checks (`mgsim check`) and cost nothing.
+// the op. Buffers and regions are recorded for static checks of a schedule (not built yet)
+// and cost nothing.
 #pragma once
 
 #include <cstdint>
