@@ -67,7 +67,7 @@ TEST_CASE("a calibration with too few points says which fit failed") {
 }
 
 TEST_CASE("every fitted parameter is written by the one fit that declares it") {
-  // The table is the calibration's contract: each output belongs to one fit, a fit
+  // The table is the contract docs/VALIDATION.md quotes: each output belongs to one fit, a fit
   // builds only on outputs of fits above it, and a run writes exactly the declared outputs.
   const auto& fits = mgsim::validate::calibration_fits();
   std::map<std::string, std::string> owner;  // "section.key" -> the fit declaring it
@@ -87,6 +87,17 @@ TEST_CASE("every fitted parameter is written by the one fit that declares it") {
     CHECK(owner.at(name) == p.fit);
   }
   CHECK(written.size() == owner.size());
+  // docs/VALIDATION.md quotes the table: a row per fit, naming its outputs.
+  const std::string doc = read(kSource + "/docs/VALIDATION.md");
+  for (const auto& fit : fits) {
+    std::string head = "\n| ";
+    head.append(fit.name).append(" |");
+    const auto row = doc.find(head);
+    REQUIRE(row != std::string::npos);
+    const std::string line = doc.substr(row + 1, doc.find('\n', row + 1) - row - 1);
+    for (const auto out : fit.writes)
+      CHECK_THAT(line, Catch::Contains(std::string("`").append(out).append("`")));
+  }
 }
 
 TEST_CASE("a base preset whose SM count the data was not measured on is an error") {
