@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -7,6 +10,7 @@
 
 #include "models/hardware_loader.hpp"
 #include "sim/config.hpp"
+#include "tests/support/config_error.hpp"
 #include "validate/calibrate.hpp"
 
 namespace {
@@ -59,5 +63,67 @@ TEST_CASE("a calibration with too few points says which fit failed") {
   CHECK_THROWS_WITH(mgsim::validate::calibrate(dir.string(), "h200", "test"),
                     Catch::Contains("peer_ce.csv") && Catch::Contains("cannot fit") &&
                         Catch::Contains("2 point(s) for 2 coefficient(s)"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("every fitted parameter is written by the one fit that declares it") {
+  // The table is the contract docs/VALIDATION.md quotes: each output belongs to one fit, a fit
+  // builds only on outputs of fits above it, and a run writes exactly the declared outputs.
+  const auto& fits = mgsim::validate::calibration_fits();
+  std::map<std::string, std::string> owner;  // "section.key" -> the fit declaring it
+  for (const auto& fit : fits) {
+    INFO(fit.name);
+    for (const auto in : fit.fitted) CHECK(owner.count(std::string(in)) == 1);
+    for (const auto out : fit.writes)
+      CHECK(owner.emplace(std::string(out), std::string(fit.name)).second);
+  }
+  const auto c = mgsim::validate::calibrate(kSource + "/validate/data/h200", "h200", "test");
+  std::set<std::string> written;
+  for (const auto& p : c.parameters) {
+    const std::string name = p.section + "." + p.key;
+    INFO(name);
+    CHECK(written.insert(name).second);
+    REQUIRE(owner.count(name) == 1);
+    CHECK(owner.at(name) == p.fit);
+  }
+  CHECK(written.size() == owner.size());
+  // docs/VALIDATION.md quotes the table: a row per fit, naming its outputs.
+  const std::string doc = read(kSource + "/docs/VALIDATION.md");
+  for (const auto& fit : fits) {
+    std::string head = "\n| ";
+    head.append(fit.name).append(" |");
+    const auto row = doc.find(head);
+    REQUIRE(row != std::string::npos);
+    const std::string line = doc.substr(row + 1, doc.find('\n', row + 1) - row - 1);
+    for (const auto out : fit.writes)
+      CHECK_THAT(line, Catch::Contains(std::string("`").append(out).append("`")));
+  }
+}
+
+TEST_CASE("a base preset whose SM count the data was not measured on is an error") {
+  // b200 has 148 SMs; the H200 data has full-chip rows on 132 only, which must not be fitted as
+  // B200's.
+  const std::string error = mgsim::testing::error_of(
+      [] { mgsim::validate::calibrate(kSource + "/validate/data/h200", "b200", "test"); });
+  CHECK_THAT(error,
+             Catch::Contains("hbm.csv") && Catch::Contains("148 SMs") && Catch::Contains("b200"));
+}
+
+TEST_CASE("the tensor clock is fitted in the case file's GEMM tiling") {
+  // gemm.yaml with 128 x 128 tiles in place of 128 x 256: the fit counts the busiest SM's flops
+  // in the case file's tiles (nothing of the tiling is written in C++), and its source says so.
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_calibrate_cases";
+  std::filesystem::create_directories(dir);
+  std::string gemm = read(kSource + "/validate/cases/gemm.yaml");
+  const auto at = gemm.find("min(GN, 256)");
+  REQUIRE(at != std::string::npos);
+  gemm.replace(at, 12, "min(GN, 128)");
+  std::ofstream(dir / "gemm.yaml") << gemm;
+  const auto c =
+      mgsim::validate::calibrate(kSource + "/validate/data/h200", "h200", "test", dir.string());
+  const auto clock = std::find_if(c.parameters.begin(), c.parameters.end(),
+                                  [](const auto& p) { return p.key == "tensor_clock"; });
+  REQUIRE(clock != c.parameters.end());
+  CHECK_THAT(clock->source, Catch::Contains("2 x 128 x 128 x k, the 128 x 128 persistent tiling"));
   std::filesystem::remove_all(dir);
 }

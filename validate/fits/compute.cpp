@@ -1,0 +1,132 @@
+// Fits of the compute side: kernel launches and the tensor pipes' sustained clock.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "validate/fits/fits.hpp"
+
+namespace mgsim::validate::fits {
+namespace {
+
+// The GEMMs the tensor clock is fitted to: large enough that every SM is busy for long.
+constexpr double kLargeGemmFrom = 4096;
+
+// The mainloop of the busiest CTA of the GEMM kernel in `gemm` (validate/cases/gemm.yaml) for an
+// m x n x k GEMM on `sms` SMs: its tile (m x n) and k, the K-loops of all its tiles back to back.
+// CTA 0 of the persistent grid takes tiles 0, grid, 2 x grid, ..., so it has the most.
+struct Mainloop {
+  std::int64_t m = 0, n = 0, k = 0;
+};
+
+Mainloop busiest_cta(const traces::Schedule& gemm, int sms, std::int64_t m, std::int64_t n,
+                     std::int64_t k) {
+  if (gemm.kernels.kernels.size() != 1)
+    throw sim::ConfigError({gemm.file, 0, 0},
+                           "expected one kernel (the GEMM the tensor clock is fitted in)");
+  const traces::KernelDef& kernel = gemm.kernels.kernels.front();
+  // The env a launch builds (traces/executor.cpp): params, rank, world, num_sms, the args'
+  // defaults, then the CTA; the GEMM runs alone, on rank 0 of a world of 1.
+  traces::Env env = traces::param_values(
+      gemm,
+      {{"M", fmt::format("{}", m)}, {"N", fmt::format("{}", n)}, {"K", fmt::format("{}", k)}});
+  env.resize(std::max(env.size(), static_cast<std::size_t>(kernel.slot_count)), 0);
+  env[static_cast<std::size_t>(gemm.rank_slot)] = 0;
+  env[static_cast<std::size_t>(gemm.world_slot)] = 1;
+  env[static_cast<std::size_t>(kernel.num_sms_slot)] = sms;
+  for (const traces::KernelArg& a : kernel.args)
+    env[static_cast<std::size_t>(a.slot)] = a.default_value.eval(env);
+  env[static_cast<std::size_t>(kernel.cta_slot)] = 0;
+  for (const traces::RoleDef& role : kernel.roles) {
+    if (role.condition && role.condition->eval(env) == 0) continue;
+    for (const traces::KernelOp& op : role.ops)
+      if (op.kind == traces::KernelOp::Kind::mainloop && (!op.condition || op.condition->eval(env)))
+        return {op.m.eval(env), op.n.eval(env), op.k.eval(env)};
+  }
+  throw sim::ConfigError(kernel.where,
+                         fmt::format("kernel '{}' has no mainloop op on CTA 0 (the tensor-clock "
+                                     "fit reads the GEMM's tiling from it)",
+                                     kernel.name));
+}
+
+}  // namespace
+
+// Empty kernels back to back on one stream: t = a + ctas x d, a = the launch.
+void launch(Calibrator& c) {
+  const MeasurementTable& launch = c.table("launch.csv");
+  const Rows lr = select(c, launch, {{"kernel", "empty"}, {"mode", "stream_back_to_back"}});
+  const FitResult lf = fit_line(launch, lr, c.column(launch, "grid_ctas", Unit::none),
+                                c.column(launch, "us_per_launch_median", Unit::microseconds), true,
+                                true, "t = a + ctas x d");
+  const double a = lf.coefficients[0] * 1e-6;
+  c.write(
+      "launch.kernel", ps_value(a), a,
+      fmt::format("fit: launch.csv lines {} (empty kernel, stream back to back), least squares "
+                  "t = a + ctas x d weighted 1/t, a = launch, d = {:.3f} ns per CTA, R^2={:.6f} "
+                  "(host-bound: the host's enqueue rate, docs/MEASUREMENTS.md caveat 2)",
+                  lines(launch, lr), lf.coefficients[1] * 1e3, lf.r2));
+}
+
+// The sustained tensor clock. Large cuBLAS GEMMs run at the power cap (the SM clock read after
+// them is 1425-1980 MHz, docs/MEASUREMENTS.md caveat 1), not at the datasheet's tensor clock.
+// Fitted in the kernel model's own terms, the GEMM schedule of validate/cases/gemm.yaml on the
+// base preset's SMs: the busiest SM computes its mainloop's 2 x m x n x k flops, then the epilogue
+// writes C (m x n x 2 B) to HBM at hbm.bandwidth; t - epilogue = a + busiest-SM flops / r, and
+// tensor_clock = r / flops_per_cycle_bf16 (the base preset's).
+void tensor_clock(Calibrator& c) {
+  const MeasurementTable& gemm = c.table("gemm.csv");
+  const traces::Schedule schedule = c.case_schedule("gemm.yaml");
+  const models::HardwareSpec& base_hw = c.base();
+  const std::size_t m = c.column(gemm, "m", Unit::none), n = c.column(gemm, "n", Unit::none),
+                    k = c.column(gemm, "k", Unit::none);
+  const std::size_t tcol = c.column(gemm, "time_us_median", Unit::microseconds);
+  const Rows big = select(c, gemm, {{"dtype", "bf16"}}, [&](std::size_t r) {
+    return gemm.number(r, m) >= kLargeGemmFrom && gemm.number(r, n) >= kLargeGemmFrom &&
+           gemm.number(r, k) >= kLargeGemmFrom;
+  });
+  const int sms = base_hw.sm.count;
+  const double hbm_read_rate = c.fitted("hbm.bandwidth").value;
+  const auto rows_n = static_cast<Eigen::Index>(big.size());
+  Eigen::MatrixXd x(rows_n, 2);
+  Eigen::VectorXd y(rows_n), w(rows_n);
+  Mainloop tile;  // the first row's; the fit's statement needs one tiling for all rows
+  for (Eigen::Index i = 0; i < rows_n; ++i) {
+    const std::size_t r = big[static_cast<std::size_t>(i)];
+    const Mainloop cta =
+        busiest_cta(schedule, sms, std::llround(gemm.number(r, m)), std::llround(gemm.number(r, n)),
+                    std::llround(gemm.number(r, k)));
+    if (i == 0) tile = cta;
+    if (cta.m != tile.m || cta.n != tile.n)
+      throw sim::ConfigError(
+          {gemm.file(), gemm.line_of(r), 0},
+          fmt::format("{} tiles this GEMM {} x {}, the first fitted row {} x {}: the tensor-clock "
+                      "fit states one tiling",
+                      schedule.file, cta.m, cta.n, tile.m, tile.n));
+    x(i, 0) = 1.0;
+    x(i, 1) = static_cast<double>(2 * cta.m * cta.n * cta.k);
+    const double epilogue_us = gemm.number(r, m) * gemm.number(r, n) * 2 / hbm_read_rate * 1e6;
+    y(i) = gemm.number(r, tcol) - epilogue_us;
+    w(i) = 1.0 / gemm.number(r, tcol);
+  }
+  const FitResult gf =
+      least_squares(x, y, w, "t = a + busiest-SM flops / r (gemm.csv)", {gemm.file(), 0, 0});
+  const double per_sm = 1e6 / gf.coefficients[1];  // flop/s of one SM
+  const double clock = per_sm / static_cast<double>(base_hw.sm.flops_per_cycle_bf16);
+  if (clock <= 0 || clock > 2.5e9) out_of_range(gemm, fmt::format("tensor clock {} Hz", clock));
+  c.write("sm.tensor_clock", fmt::format("{:.3f}MHz", clock * 1e-6), clock,
+          fmt::format("fit: gemm.csv lines {} (bf16, m, n, k >= {:.0f}), least squares t - m x n x "
+                      "2 B / hbm.bandwidth (the epilogue's C store) = a + F / r weighted 1/t with "
+                      "F = the busiest SM's flops (ceil(tiles / {}) x 2 x {} x {} x k, the {} x {} "
+                      "persistent tiling of validate/cases/gemm.yaml), r = {:.3f} TFLOP/s per SM, "
+                      "a = {:.2f} us, R^2={:.6f}; tensor_clock = r / {} flops per cycle: the "
+                      "sustained clock under the power cap (and cuBLAS's issue efficiency), "
+                      "{:.1f} % of the datasheet's",
+                      lines(gemm, big), kLargeGemmFrom, sms, tile.m, tile.n, tile.m, tile.n,
+                      per_sm * 1e-12, gf.coefficients[0], gf.r2, base_hw.sm.flops_per_cycle_bf16,
+                      100 * clock / static_cast<double>(base_hw.sm.tensor_clock.hertz())));
+}
+
+}  // namespace mgsim::validate::fits

@@ -1,0 +1,27 @@
+// The fit functions of calibrate()'s table (validate/calibrate.cpp, calibration_fits()): one per
+// fitted parameter group. Each reads and writes only through the Calibrator and only what its
+// table row declares; the row is the contract (inputs -> outputs), the function's comment says
+// what is fitted and why. Internal to validate/.
+#pragma once
+
+#include "validate/calibrator.hpp"
+
+namespace mgsim::validate::fits {
+
+// links.cpp: the NVLink port and the paths over it.
+void nvlink_latency(Calibrator& c);
+void copy_engine(Calibrator& c);
+void nvlink_port(Calibrator& c);
+void peer_ldst(Calibrator& c);
+void peer_tma(Calibrator& c);
+
+// memory.cpp: HBM and L2.
+void hbm(Calibrator& c);
+void l2(Calibrator& c);
+void tma_store_add(Calibrator& c);
+
+// compute.cpp: launches and the tensor pipes.
+void launch(Calibrator& c);
+void tensor_clock(Calibrator& c);
+
+}  // namespace mgsim::validate::fits

@@ -1,0 +1,183 @@
+// Fits of the NVLink port and of the three ways to drive it (copy engine, ld/st, TMA).
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "validate/fits/fits.hpp"
+
+namespace mgsim::validate::fits {
+namespace {
+
+// Facts of the measuring kernels (validate/cuda), needed to turn a rate into in-flight bytes.
+constexpr double kTmaMessageBytes = 32768;  // peer_sm.cu: 32 KiB bulk copies
+constexpr double kGiB = 1073741824.0;
+// The per-SM rate is fitted where it is linear in SMs, the saturated rate where it is flat.
+constexpr double kLinearUpToSms = 4;
+constexpr double kSaturatedFromSms = 16;
+
+// NVLink per-link rate as nvidia-smi reports it (system/nvlink_status.txt): "Link 0: 26.562 GB/s".
+double nvlink_link_rate(const std::string& path, int& links) {
+  std::ifstream in(path);
+  if (!in) throw sim::ConfigError({path, 0, 0}, "cannot open (needed for the NVLink link rate)");
+  std::string line;
+  double rate = 0;
+  links = 0;
+  bool second_gpu = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("GPU ", 0) == 0) {
+      second_gpu = links > 0;
+      continue;
+    }
+    const auto colon = line.find("Link ");
+    const auto c2 = line.find(':');
+    if (colon == std::string::npos || c2 == std::string::npos || second_gpu) continue;
+    const double r = std::strtod(line.c_str() + c2 + 1, nullptr);
+    if (r <= 0) continue;
+    if (rate != 0 && r != rate)
+      throw sim::ConfigError({path, 0, 0}, "links of GPU 0 report different rates");
+    rate = r;
+    ++links;
+  }
+  if (links == 0) throw sim::ConfigError({path, 0, 0}, "no 'Link N: <rate> GB/s' line for GPU 0");
+  return rate * 1e9;
+}
+
+// An SM-driven peer path (peer_ldst.csv, peer_tma.csv), fitted from 1 GiB put/get transfers: the
+// per-SM rate r on 1-4 SMs (linear there) and the saturated rate s from 16 SMs up. Writes
+// `section`.nvlink_efficiency = s / copy_engine.bandwidth.
+struct PeerFit {
+  double per_sm = 0;      // r, B/s
+  double round_trip = 0;  // L, s: the latency the kernel model divides in-flight bytes by
+  std::string per_sm_statement;
+};
+
+PeerFit fit_peer(Calibrator& c, const std::string& name, std::string_view section) {
+  const MeasurementTable& t = c.table(name);
+  const std::size_t sms = c.column(t, "sms", Unit::none);
+  const std::size_t bytes = c.column(t, "bytes", Unit::bytes);
+  const std::size_t gbps = c.column(t, "gbps_median", Unit::gbps);
+  const std::size_t dir = c.column(t, "direction", Unit::none);
+  auto one_way = [&](std::size_t r) {
+    return t.number(r, bytes) == kGiB && (t.text(r, dir) == "put" || t.text(r, dir) == "get");
+  };
+  const Rows few = select(
+      c, t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) <= kLinearUpToSms; });
+  const FitResult pf = fit_line(t, few, sms, gbps, false, false, "gbps = r x sms");
+  const double per_sm = pf.coefficients[0] * 1e9;
+  const Rows many = select(
+      c, t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) >= kSaturatedFromSms; });
+  const ConstantFit sf = fit_constant(t, many, gbps, "saturated gbps = s");
+  const double b = c.fitted("copy_engine.bandwidth").value;
+  const double eff = sf.coefficients[0] * 1e9 / b;
+  if (eff <= 0 || eff > 1)
+    out_of_range(t, fmt::format("{} efficiency {} outside (0, 1]", section, eff));
+  const auto [lo, hi] = std::minmax_element(many.begin(), many.end(), [&](auto x, auto y) {
+    return t.number(x, sms) < t.number(y, sms);
+  });
+  c.write(fmt::format("{}.nvlink_efficiency", section), fmt::format("{:.6f}", eff), eff,
+          fmt::format("fit: {} lines {} (1 GiB put/get, {:.0f}-{:.0f} SMs), least squares of the "
+                      "saturated rate s (a constant) = {:.3f} GB/s, efficiency = s / "
+                      "copy_engine.bandwidth {:.3f} GB/s",
+                      name, lines(t, many), t.number(*lo, sms), t.number(*hi, sms),
+                      sf.coefficients[0], b * 1e-9));
+  // The kernel model (traces/kernel_exec.hpp) divides in-flight bytes by this for a peer access.
+  const double round_trip = c.fitted("hbm.latency").value + c.fitted("nvlink.latency").value;
+  return {per_sm, round_trip,
+          fmt::format("fit: {} lines {} (1 GiB put/get, 1-{:.0f} SMs), least squares gbps = r x "
+                      "sms, r = {:.3f} GB/s per SM, R^2={:.6f}; in flight = r x L, L = hbm.latency "
+                      "+ nvlink.latency = {:.1f} ns (the kernel model's peer latency)",
+                      name, lines(t, few), kLinearUpToSms, per_sm * 1e-9, pf.r2, round_trip * 1e9)};
+}
+
+}  // namespace
+
+// One-way flag latency: a store over NVLink polled locally (the pattern a signal/wait pair uses).
+void nvlink_latency(Calibrator& c) {
+  const MeasurementTable& flag = c.table("flag.csv");
+  const Rows fr = select(c, flag, {{"location", "write_remote_poll_local"}, {"sync", "volatile"}});
+  if (fr.size() != 1) out_of_range(flag, "expected one write_remote_poll_local/volatile row");
+  const double latency =
+      flag.number(fr[0], c.column(flag, "one_way_us_median", Unit::microseconds)) * 1e-6;
+  c.write("nvlink.latency", ps_value(latency), latency,
+          fmt::format("measured: flag.csv line {}, one-way volatile flag (remote store, local "
+                      "poll) = round trip / 2",
+                      flag.line_of(fr[0])));
+}
+
+// One push by one engine, events around it: t = a + bytes / b; the setup is a less the route's
+// latency.
+void copy_engine(Calibrator& c) {
+  const MeasurementTable& ce = c.table("peer_ce.csv");
+  const Rows cr = select(c, ce, {{"direction", "0to1_push"}, {"mode", "single"}, {"streams", "1"}});
+  const FitResult cf = fit_line(ce, cr, c.column(ce, "bytes", Unit::bytes),
+                                c.column(ce, "us_per_copy_median", Unit::microseconds), true, true,
+                                "t = a + bytes/b");
+  const double a = cf.coefficients[0] * 1e-6;
+  const double b = 1e6 / cf.coefficients[1];
+  const double setup = a - c.fitted("nvlink.latency").value;
+  if (cf.coefficients[1] <= 0 || setup < 0)
+    out_of_range(ce,
+                 fmt::format("copy-engine fit gives a = {} s, 1/b = {}", a, cf.coefficients[1]));
+  const std::string ce_fit = fmt::format(
+      "fit: peer_ce.csv lines {} (0to1_push, single, 1 stream), least squares t = a + bytes/b "
+      "weighted 1/t, a = {:.3f} us, b = {:.3f} GB/s, R^2={:.6f}",
+      lines(ce, cr), a * 1e6, b * 1e-9, cf.r2);
+  c.write("copy_engine.setup", ps_value(setup), setup, ce_fit,
+          "setup = a - nvlink.latency (the route's latency)");
+  c.write("copy_engine.bandwidth", bw_value(b), b, ce_fit,
+          "one engine reaches the port rate (splitting over streams never helps, "
+          "docs/MEASUREMENTS.md)");
+}
+
+// The port: links x the link rate nvidia-smi reports; the protocol efficiency is what the copy
+// engine, which reaches the port rate, gets of it.
+void nvlink_port(Calibrator& c) {
+  const std::string path = c.data_path("system/nvlink_status.txt");
+  int links = 0;
+  const double link_rate = nvlink_link_rate(path, links);
+  c.write("nvlink.link_bandwidth", bw_value(link_rate), link_rate,
+          fmt::format("measured: system/nvlink_status.txt, {} links of GPU 0 at {:.3f} GB/s each "
+                      "(nvidia-smi nvlink -s)",
+                      links, link_rate * 1e-9));
+  const Fitted& b = c.fitted("copy_engine.bandwidth");
+  const double protocol = b.value / (links * link_rate);
+  if (protocol <= 0 || protocol > 1)
+    throw sim::ConfigError({path, 0, 0},
+                           fmt::format("calibration failed: protocol efficiency {} (the copy "
+                                       "engine's {:.3f} GB/s over the port) outside (0, 1]",
+                                       protocol, b.value * 1e-9));
+  c.write("nvlink.protocol_efficiency", fmt::format("{:.6f}", protocol), protocol, b.statement,
+          fmt::format("efficiency = b / ({} x {:.3f} GB/s)", links, link_rate * 1e-9));
+}
+
+// ld/st: the bytes one SM keeps in flight, r x L.
+void peer_ldst(Calibrator& c) {
+  const PeerFit p = fit_peer(c, "peer_ldst.csv", "ldst");
+  const double in_flight = p.per_sm * p.round_trip;
+  c.write("ldst.bytes_in_flight_per_sm", fmt::format("{}B", std::llround(in_flight)), in_flight,
+          fmt::format("{} = {:.0f} B", p.per_sm_statement, in_flight));
+}
+
+// TMA: r x L in the measuring kernel's 32 KiB messages, and that message size.
+void peer_tma(Calibrator& c) {
+  const PeerFit p = fit_peer(c, "peer_tma.csv", "tma");
+  const double msgs = p.per_sm * p.round_trip / kTmaMessageBytes;
+  const long m = std::max(1L, std::lround(msgs));
+  c.write("tma.messages_in_flight", fmt::format("{}", m), static_cast<double>(m),
+          fmt::format("{} = {:.2f} messages of 32 KiB (the measuring kernel's size), rounded",
+                      p.per_sm_statement, msgs));
+  // The kernel model sizes a TMA op's messages as min(bytes, max_message); the count above is of
+  // the measuring kernel's 32 KiB messages, so the message must be that size too.
+  c.write("tma.max_message", fmt::format("{}B", static_cast<long long>(kTmaMessageBytes)),
+          kTmaMessageBytes,
+          "measured: the message (bulk-copy chunk) the measuring kernel issues, kTmaChunk in "
+          "validate/cuda/kernels.cuh; the kernel model pipelines messages_in_flight messages of "
+          "min(bytes, max_message), so in-flight bytes = messages_in_flight x this size, as "
+          "fitted");
+}
+
+}  // namespace mgsim::validate::fits

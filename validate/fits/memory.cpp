@@ -1,0 +1,108 @@
+// Fits of the memory side: HBM, the L2, and TMA store-adds (the L2's read-modify-write).
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "validate/fits/fits.hpp"
+
+namespace mgsim::validate::fits {
+namespace {
+
+// Facts of the measuring kernel hbm_l2.cu, needed to turn a rate into in-flight bytes.
+constexpr double kHbmLoadsInFlightPerThread = 4;
+constexpr double kHbmLoadBytes = 16;
+// The per-SM HBM rate is fitted where it is linear in SMs.
+constexpr double kHbmLinearUpToSms = 16;
+// Working sets well inside the L2 (60 MiB on H200), so every read hits it.
+constexpr double kMiB = 1048576;
+constexpr double kL2WorkingSetUpTo = 32 * kMiB;
+
+}  // namespace
+
+// Full-chip read and write rates (the rows on all SMs), and the latency the per-SM read rate on
+// few SMs implies: bytes in flight per SM / r.
+void hbm(Calibrator& c) {
+  const MeasurementTable& hbm = c.table("hbm.csv");
+  const std::size_t sms = c.column(hbm, "sms", Unit::none);
+  const std::size_t gbps = c.column(hbm, "gbps_median", Unit::gbps);
+  const std::size_t threads = c.column(hbm, "threads_per_cta", Unit::none);
+  const Rows read_few = select(c, hbm, {{"op", "read"}}, [&](std::size_t r) {
+    return hbm.number(r, sms) <= kHbmLinearUpToSms;
+  });
+  const FitResult hf = fit_line(hbm, read_few, sms, gbps, false, false, "gbps = r x sms");
+  const double per_sm = hf.coefficients[0] * 1e9;
+  const double cta_threads = hbm.number(read_few.front(), threads);
+  const double in_flight = cta_threads * kHbmLoadsInFlightPerThread * kHbmLoadBytes;
+  const double latency = in_flight / per_sm;
+  c.write("hbm.latency", ps_value(latency), latency,
+          fmt::format("fit: hbm.csv lines {} (read, 1-{:.0f} SMs), least squares gbps = r x sms, "
+                      "r = {:.3f} GB/s per SM, R^2={:.6f}; latency = bytes in flight per SM "
+                      "({:.0f} B: {:.0f} threads x {:.0f} x {:.0f} B) / r",
+                      lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, in_flight,
+                      cta_threads, kHbmLoadsInFlightPerThread, kHbmLoadBytes));
+  const int count = c.base().sm.count;
+  for (const auto& [op, parameter] :
+       {std::pair{"read", "hbm.bandwidth"}, std::pair{"write", "hbm.write_bandwidth"}}) {
+    const Rows full = select_all_sms(c, hbm, {{"op", op}}, {}, op);
+    if (full.size() != 1)
+      out_of_range(hbm,
+                   fmt::format("expected one {} row on {} SMs, found {}", op, count, full.size()));
+    const double rate = hbm.number(full[0], gbps) * 1e9;
+    c.write(parameter, bw_value(rate), rate,
+            fmt::format("measured: hbm.csv line {} ({} on all {} SMs, median)",
+                        hbm.line_of(full[0]), op, count));
+  }
+}
+
+// The L2's rate: a constant over working sets it holds; its size from the device properties.
+void l2(Calibrator& c) {
+  const MeasurementTable& l2 = c.table("l2.csv");
+  const std::size_t ws = c.column(l2, "working_set_bytes", Unit::bytes);
+  const Rows in_l2 =
+      select(c, l2, {}, [&](std::size_t r) { return l2.number(r, ws) <= kL2WorkingSetUpTo; });
+  const std::size_t gbps = c.column(l2, "gbps_median", Unit::gbps);
+  const ConstantFit lf = fit_constant(l2, in_l2, gbps, "saturated gbps = B");
+  c.write("l2.bandwidth", bw_value(lf.coefficients[0] * 1e9), lf.coefficients[0] * 1e9,
+          fmt::format("fit: l2.csv lines {} (working sets 1-{:.0f} MiB, all SMs, 4 GiB read per "
+                      "launch), least squares of the rate B (a constant), rows {:.0f}-{:.0f} GB/s",
+                      lines(l2, in_l2), kL2WorkingSetUpTo / kMiB, lf.min, lf.max));
+  const std::string& capacity = c.metadata(l2, "gpu0_l2_bytes");
+  c.write("l2.capacity", capacity + "B", std::strtod(capacity.c_str(), nullptr),
+          "measured: l2.csv metadata gpu0_l2_bytes (cudaDeviceProp::l2CacheSize)");
+}
+
+// TMA store-adds (bulk reduce-add, bf16 and f32) on all SMs: the peer rate against a plain bulk
+// store's, and the local rate from shared memory (the L2's read-modify-write alone).
+void tma_store_add(Calibrator& c) {
+  const MeasurementTable& red = c.table("peer_tma_reduce.csv");
+  const std::size_t gbps = c.column(red, "gbps_median", Unit::gbps);
+  const std::size_t op = c.column(red, "op", Unit::none);
+  auto adds = [&](bool add) {
+    return [&red, op, add](std::size_t r) { return (red.text(r, op) != "store") == add; };
+  };
+  const int count = c.base().sm.count;
+  const ConstantFit store =
+      fit_constant(red, select_all_sms(c, red, {{"direction", "put"}}, adds(false), "put store"),
+                   gbps, "store gbps = s");
+  const Rows add_rows = select_all_sms(c, red, {{"direction", "put"}}, adds(true), "put store-add");
+  const ConstantFit add = fit_constant(red, add_rows, gbps, "store-add gbps = a");
+  const double ratio = add.coefficients[0] / store.coefficients[0];
+  if (ratio <= 0 || ratio > 1) out_of_range(red, fmt::format("reduce efficiency {}", ratio));
+  c.write("tma.reduce_efficiency", fmt::format("{:.6f}", ratio), ratio,
+          fmt::format("fit: peer_tma_reduce.csv lines {} (put, {} SMs, bf16 and f32 adds, every "
+                      "message size and source), least squares of the rate a (a constant) = "
+                      "{:.3f} GB/s, over the bulk store's s = {:.3f} GB/s (the same rows' stores)",
+                      lines(red, add_rows), count, add.coefficients[0], store.coefficients[0]));
+  const Rows local = select_all_sms(c, red, {{"direction", "local"}, {"source", "smem"}},
+                                    adds(true), "local store-add from shared memory");
+  const ConstantFit lf = fit_constant(red, local, gbps, "local store-add gbps = l");
+  c.write("l2.reduction_bandwidth", bw_value(lf.coefficients[0] * 1e9), lf.coefficients[0] * 1e9,
+          fmt::format("fit: peer_tma_reduce.csv lines {} (local store-adds from shared memory, {} "
+                      "SMs, bf16 and f32), least squares of the rate l (a constant), rows "
+                      "{:.0f}-{:.0f} GB/s",
+                      lines(red, local), count, lf.min, lf.max));
+}
+
+}  // namespace mgsim::validate::fits
