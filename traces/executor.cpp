@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -11,26 +12,18 @@
 #include "sim/trace.hpp"
 #include "traces/collective.hpp"
 #include "traces/kernel_exec.hpp"
+#include "traces/walker.hpp"
 
 namespace mgsim::traces {
 namespace {
-
-// A loop body or stream op list being walked, with the loop's bounds when it is a loop.
-struct Frame {
-  const std::vector<Op>* ops = nullptr;
-  std::size_t pc = 0;
-  int slot = -1;  // loop variable slot, -1 for the stream's own list
-  std::int64_t to = 0, step = 1;
-};
 
 struct StreamRun {
   int rank = 0;
   int def = 0;
   Env env;
-  std::vector<Frame> frames;
+  Walker<Op> walker;
   bool done = false;
   sim::Time end;
-  std::int64_t ops = 0;
   int collectives_seen = 0;
   const Op* current = nullptr;  // the op it is in, for reports
   std::string waiting;          // set while blocked on an event
@@ -44,10 +37,6 @@ struct EventState {
   bool recorded = false;
   std::vector<int> waiters;  // stream indices
 };
-
-// Executed ops per run; far above any real schedule, low enough that a runaway loop of zero-time
-// ops ends with an error instead of looking like a hang.
-constexpr std::int64_t kMaxOps = 200'000'000;
 
 class Executor {
  public:
@@ -83,7 +72,7 @@ class Executor {
         run.rank = r;
         run.def = static_cast<int>(d);
         run.env = base;
-        run.frames.push_back({&def.ops, 0, -1, 0, 1});
+        run.walker = Walker<Op>(def.ops);
         streams_.push_back(std::move(run));
       }
     }
@@ -101,7 +90,7 @@ class Executor {
     for (const StreamRun& st : streams_) {
       const std::string& name = s_.streams[static_cast<std::size_t>(st.def)].name;
       if (st.done) {
-        out.streams.push_back({st.rank, name, st.end, st.ops});
+        out.streams.push_back({st.rank, name, st.end, st.walker.ops()});
         continue;
       }
       std::string why = st.waiting;
@@ -127,97 +116,69 @@ class Executor {
   // Walks stream `i` until an op has to wait (for time, bytes, an event or other ranks).
   void advance(int i) {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    while (!st.frames.empty()) {
-      Frame& f = st.frames.back();
-      if (f.pc == f.ops->size()) {
-        if (f.slot >= 0) {
-          std::int64_t& v = st.env[static_cast<std::size_t>(f.slot)];
-          v += f.step;
-          if (v < f.to) {
-            f.pc = 0;
-            continue;
-          }
-        }
-        st.frames.pop_back();
-        continue;
-      }
-      const Op& op = (*f.ops)[f.pc++];
-      if (op.condition && op.condition->eval(st.env) == 0) continue;
-      if (++ops_executed_ > kMaxOps)
-        throw sim::ConfigError(op.where, fmt::format("the schedule executes more than {} ops; "
-                                                     "is a loop bound wrong?",
-                                                     kMaxOps));
-      ++st.ops;
-      st.current = &op;
-      if (!dispatch(i, op)) return;  // the op finishes later and calls advance(i) again
+    while (const Op* op = st.walker.next(st.env, budget_)) {
+      st.current = op;
+      const bool finished =
+          std::visit([&](const auto& what) { return start(i, *op, what); }, op->what);
+      if (!finished) return;  // the op finishes later and calls advance(i) again
     }
     st.done = true;
     st.end = engine_.now();
     st.current = nullptr;
   }
 
-  // Starts `op` on stream i. Returns true when it finished at once.
-  bool dispatch(int i, const Op& op) {
+  // Each start() begins an op on stream i and returns true when it finished at once.
+  bool start(int, const Op& op, const ForOp&) {
+    throw sim::InternalError(
+        fmt::format("{}:{}: the walker enters for loops itself", op.where.file, op.where.line));
+  }
+
+  bool start(int i, const Op&, const RecordOp& record) {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    switch (op.kind) {
-      case Op::Kind::for_loop: {
-        const ForOp& loop = op.loop.front();
-        const std::int64_t from = loop.from.eval(st.env);
-        const std::int64_t to = loop.to.eval(st.env);
-        const std::int64_t step = loop.step.eval_positive(st.env, "a loop step");
-        if (from < to) {
-          st.env[static_cast<std::size_t>(loop.slot)] = from;
-          st.frames.push_back({&loop.body, 0, loop.slot, to, step});
-        }
-        return true;
-      }
-      case Op::Kind::record: {
-        EventState& e = events_[event_key(st, op.event, st.rank)];
-        e.recorded = true;
-        for (int w : e.waiters) resume_later(w);
-        e.waiters.clear();
-        return true;
-      }
-      case Op::Kind::wait: {
-        const int rank = op.event.rank ? check_rank(*op.event.rank, st.env) : st.rank;
-        const EventKey key = event_key(st, op.event, rank);
-        EventState& e = events_[key];
-        if (e.recorded) return true;
-        e.waiters.push_back(i);
-        st.waiting = fmt::format("event '{}' (index {}) on rank {}",
-                                 s_.event_names[static_cast<std::size_t>(op.event.name)],
-                                 std::get<2>(key), rank);
-        began_[static_cast<std::size_t>(i)] = engine_.now();
-        return false;
-      }
-      case Op::Kind::delay:
-        finish_later(i, op.delay, "delay");
-        return false;
-      case Op::Kind::memcpy: {
-        const std::int64_t bytes = op.memcpy.bytes.eval_positive(st.env, "memcpy bytes");
-        const int src = op.memcpy.src ? check_rank(*op.memcpy.src, st.env) : st.rank;
-        const int dst = op.memcpy.dst ? check_rank(*op.memcpy.dst, st.env) : st.rank;
-        if (src != st.rank && dst != st.rank)
-          throw sim::ConfigError(op.where, fmt::format("rank {} issues a memcpy from rank {} to "
-                                                       "rank {}: a copy engine copies to or from "
-                                                       "its own GPU",
-                                                       st.rank, src, dst));
-        began_[static_cast<std::size_t>(i)] = engine_.now();
-        transfers_->copy(st.rank, src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy",
-                         [this, i] { op_done(i, "memcpy"); });
-        return false;
-      }
-      case Op::Kind::collective:
-        return join_collective(i, op);
-      case Op::Kind::launch:
-        return launch(i, op);
-    }
+    EventState& e = events_[event_key(st, record.event, st.rank)];
+    e.recorded = true;
+    for (int w : e.waiters) resume_later(w);
+    e.waiters.clear();
     return true;
   }
 
-  bool join_collective(int i, const Op& op) {
+  bool start(int i, const Op&, const WaitOp& wait) {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    const CollectiveOp& c = op.collective;
+    const int rank = wait.event.rank ? check_rank(*wait.event.rank, st.env) : st.rank;
+    const EventKey key = event_key(st, wait.event, rank);
+    EventState& e = events_[key];
+    if (e.recorded) return true;
+    e.waiters.push_back(i);
+    st.waiting = fmt::format("event '{}' (index {}) on rank {}",
+                             s_.event_names[static_cast<std::size_t>(wait.event.name)],
+                             std::get<2>(key), rank);
+    began_[static_cast<std::size_t>(i)] = engine_.now();
+    return false;
+  }
+
+  bool start(int i, const Op&, const DelayOp& delay) {
+    finish_later(i, delay.duration, "delay");
+    return false;
+  }
+
+  bool start(int i, const Op& op, const MemcpyOp& copy) {
+    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+    const std::int64_t bytes = copy.bytes.eval_positive(st.env, "memcpy bytes");
+    const int src = copy.src ? check_rank(*copy.src, st.env) : st.rank;
+    const int dst = copy.dst ? check_rank(*copy.dst, st.env) : st.rank;
+    if (src != st.rank && dst != st.rank)
+      throw sim::ConfigError(op.where, fmt::format("rank {} issues a memcpy from rank {} to "
+                                                   "rank {}: a copy engine copies to or from "
+                                                   "its own GPU",
+                                                   st.rank, src, dst));
+    began_[static_cast<std::size_t>(i)] = engine_.now();
+    transfers_->copy(st.rank, src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy",
+                     [this, i] { op_done(i, "memcpy"); });
+    return false;
+  }
+
+  bool start(int i, const Op& op, const CollectiveOp& c) {
+    StreamRun& st = streams_[static_cast<std::size_t>(i)];
     const std::int64_t bytes = c.bytes.eval_positive(st.env, "collective bytes");
     if (bytes % c.dtype.size != 0)
       c.bytes.fail(fmt::format("{} bytes is not a whole number of {} elements ({} bytes each)",
@@ -252,22 +213,22 @@ class Executor {
 
   // Runs a kernel: its env holds the stream's params, rank and world, then the kernel's args
   // (bound by the launch, evaluated over the stream, or their defaults).
-  bool launch(int i, const Op& op) {
+  bool start(int i, const Op&, const LaunchOp& launch) {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(op.launch.kernel)];
+    const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(launch.kernel)];
     Env env(static_cast<std::size_t>(k.slot_count), 0);
     std::copy_n(st.env.begin(), s_.world_slot + 1, env.begin());
     env[static_cast<std::size_t>(k.num_sms_slot)] = num_sms_;
     for (std::size_t a = 0; a < k.args.size(); ++a) {
-      const auto bound =
-          std::find_if(op.launch.args.begin(), op.launch.args.end(),
-                       [&](const auto& b) { return b.first == static_cast<int>(a); });
-      env[static_cast<std::size_t>(k.args[a].slot)] = bound != op.launch.args.end()
+      const auto bound = std::find_if(launch.args.begin(), launch.args.end(), [&](const auto& b) {
+        return b.first == static_cast<int>(a);
+      });
+      env[static_cast<std::size_t>(k.args[a].slot)] = bound != launch.args.end()
                                                           ? bound->second.eval(st.env)
                                                           : k.args[a].default_value.eval(env);
     }
     began_[static_cast<std::size_t>(i)] = engine_.now();
-    st.launch = kernels_->launch(st.rank, op.launch.kernel, std::move(env), [this, i] {
+    st.launch = kernels_->launch(st.rank, launch.kernel, std::move(env), [this, i] {
       streams_[static_cast<std::size_t>(i)].launch = -1;
       op_done(i, "launch");
     });
@@ -342,7 +303,7 @@ class Executor {
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
   std::uint64_t copy_hint_ = 0;
-  std::int64_t ops_executed_ = 0;
+  OpBudget budget_;
 };
 
 }  // namespace

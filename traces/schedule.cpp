@@ -132,45 +132,47 @@ class Parser {
     sim::MapReader r(node, "op");
     Op op;
     op.where = node.location();
-    static constexpr std::pair<const char*, Op::Kind> kinds[] = {
-        {"memcpy", Op::Kind::memcpy}, {"record", Op::Kind::record},
-        {"wait", Op::Kind::wait},     {"collective", Op::Kind::collective},
-        {"delay", Op::Kind::delay},   {"for", Op::Kind::for_loop},
-        {"launch", Op::Kind::launch}};
+    enum class Kind { memcpy, record, wait, collective, delay, for_loop, launch };
+    static constexpr std::pair<const char*, Kind> kinds[] = {
+        {"memcpy", Kind::memcpy},         {"record", Kind::record}, {"wait", Kind::wait},
+        {"collective", Kind::collective}, {"delay", Kind::delay},   {"for", Kind::for_loop},
+        {"launch", Kind::launch}};
     const auto kind = read_op_kind(r, kinds, "an op");
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
     if (!kind) fail_no_op_kind(node, kinds, "an op");
-    op.kind = kind->first;
-    const sim::Node* body = &kind->second;
-    switch (op.kind) {
-      case Op::Kind::memcpy:
-        parse_memcpy(*body, op.memcpy);
+    const sim::Node& body = kind->second;
+    switch (kind->first) {
+      case Kind::memcpy:
+        op.what = parse_memcpy(body);
         break;
-      case Op::Kind::record:
-        op.event = parse_event(*body, false);
+      case Kind::record:
+        op.what = RecordOp{parse_event(body, false)};
         break;
-      case Op::Kind::wait:
-        op.event = parse_event(*body, true);
+      case Kind::wait:
+        op.what = WaitOp{parse_event(body, true)};
         break;
-      case Op::Kind::collective:
-        parse_collective(*body, op.collective);
+      case Kind::collective:
+        op.what = parse_collective(body);
         break;
-      case Op::Kind::delay:
-        op.delay = body->as_duration();
-        if (op.delay < sim::Duration::zero()) body->fail("a delay cannot be negative");
+      case Kind::delay: {
+        const sim::Duration d = body.as_duration();
+        if (d < sim::Duration::zero()) body.fail("a delay cannot be negative");
+        op.what = DelayOp{d};
         break;
-      case Op::Kind::for_loop:
-        op.loop.push_back(parse_for(*body));
+      }
+      case Kind::for_loop:
+        op.what = parse_for(body);
         break;
-      case Op::Kind::launch:
-        parse_launch(*body, op.launch);
+      case Kind::launch:
+        op.what = parse_launch(body);
         break;
     }
     return op;
   }
 
-  void parse_launch(const sim::Node& node, LaunchOp& l) {
+  LaunchOp parse_launch(const sim::Node& node) {
+    LaunchOp l;
     sim::Node name = node;
     std::optional<sim::Node> args;
     if (node.is_map()) {
@@ -191,7 +193,7 @@ class Parser {
                         text));
       fail_choice(name, "kernel", text, names);
     }
-    if (!args) return;
+    if (!args) return l;
     const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(l.kernel)];
     sim::MapReader ar(*args, "args");
     for (auto& [arg, value] : ar.rest()) {
@@ -206,14 +208,17 @@ class Parser {
       l.args.emplace_back(static_cast<int>(it - k.args.begin()), Expr::parse(value, scope_));
     }
     ar.finish();
+    return l;
   }
 
-  void parse_memcpy(const sim::Node& node, MemcpyOp& m) {
+  MemcpyOp parse_memcpy(const sim::Node& node) {
+    MemcpyOp m;
     sim::MapReader r(node, "memcpy");
     m.bytes = Expr::parse(r.required("bytes"), scope_);
     if (auto n = r.optional("src")) m.src = Expr::parse(*n, scope_);
     if (auto n = r.optional("dst")) m.dst = Expr::parse(*n, scope_);
     r.finish();
+    return m;
   }
 
   EventRef parse_event(const sim::Node& node, bool is_wait) {
@@ -239,7 +244,8 @@ class Parser {
     return e;
   }
 
-  void parse_collective(const sim::Node& node, CollectiveOp& c) {
+  CollectiveOp parse_collective(const sim::Node& node) {
+    CollectiveOp c;
     sim::MapReader r(node, "collective");
     const sim::Node kind = r.required("op");
     const std::string k = kind.as_string();
@@ -264,10 +270,10 @@ class Parser {
     if (auto n = r.optional("algorithm")) {
       const std::string a = n->as_string();
       if (a != "ring") fail_choice(*n, "algorithm", a, {"ring"});
-      c.algorithm = Algorithm::ring;
     }
     r.finish();
     ++s_.collective_count;
+    return c;
   }
 
   ForOp parse_for(const sim::Node& node) {

@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "sim/config.hpp"
@@ -49,7 +50,6 @@
 namespace mgsim::traces {
 
 enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
-enum class Algorithm { ring };
 
 const char* to_string(CollectiveKind k);
 
@@ -58,6 +58,8 @@ struct Dtype {
   std::int64_t size = 4;
 };
 
+// The syntax tree of a host op: where it is, its condition, and one struct per op kind in a
+// std::variant (an op is exactly one kind; no field of another kind can be set).
 struct EventRef {
   int name = 0;               // index into Schedule::event_names
   std::optional<Expr> index;  // distinguishes events recorded in a loop; default 0
@@ -70,9 +72,17 @@ struct MemcpyOp {
   std::optional<Expr> dst;  // default: this rank
 };
 
+struct RecordOp {
+  EventRef event;
+};
+
+struct WaitOp {
+  EventRef event;  // with `rank` when it waits on another rank's event
+};
+
+// `algorithm:` is checked when the file is read; ring is the only algorithm so far.
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::all_reduce;
-  Algorithm algorithm = Algorithm::ring;
   Expr bytes;
   std::optional<Expr> chunk;  // pipelining granularity; default: no chunking
   Dtype dtype;
@@ -85,6 +95,10 @@ struct LaunchOp {
   std::vector<std::pair<int, Expr>> args;  // (index into the kernel's args, value over the stream)
 };
 
+struct DelayOp {
+  sim::Duration duration;  // host time, >= 0
+};
+
 struct Op;
 
 struct ForOp : LoopRange {
@@ -92,17 +106,13 @@ struct ForOp : LoopRange {
 };
 
 struct Op {
-  enum class Kind { memcpy, record, wait, collective, delay, for_loop, launch };
-  Kind kind = Kind::delay;
   sim::SourceLocation where;
   std::optional<Expr> condition;
-  MemcpyOp memcpy;
-  EventRef event;
-  CollectiveOp collective;
-  sim::Duration delay;
-  LaunchOp launch;
-  std::vector<ForOp> loop;  // exactly one element for for_loop (a vector breaks the type cycle)
+  std::variant<MemcpyOp, RecordOp, WaitOp, CollectiveOp, DelayOp, ForOp, LaunchOp> what;
 };
+
+// For the walker (traces/walker.hpp): the loop of a `for` op, nullptr for other ops.
+inline const ForOp* loop_of(const Op& op) { return std::get_if<ForOp>(&op.what); }
 
 struct StreamDef {
   std::string name;

@@ -34,7 +34,7 @@ streams:
   CHECK(k.roles.size() == 1);
   CHECK(k.roles[0].ops.size() == 2);
   CHECK(s.kernels.flag_names == std::vector<std::string>{"f"});
-  CHECK(s.streams[0].ops[0].launch.args.size() == 1);
+  CHECK(std::get<traces::LaunchOp>(s.streams[0].ops[0].what).args.size() == 1);
 }
 
 TEST_CASE("bad kernel input names file:line:column") {

@@ -39,11 +39,13 @@ TEST_CASE("a schedule loads into params, sweep and streams") {
   // 1MiB, 2MiB, 4MiB, 8MiB: four values, each twice the last.
   CHECK(sweep_values(*s.sweep) == std::vector<std::int64_t>{1 << 20, 2 << 20, 4 << 20, 8 << 20});
   REQUIRE(s.streams.size() == 2);
-  CHECK(s.streams[0].ops[0].kind == Op::Kind::collective);
-  CHECK(s.streams[0].ops[0].collective.dtype.name == "bfloat16");
-  CHECK(s.streams[0].ops[0].collective.dtype.size == 2);
-  CHECK(s.streams[0].ops[1].loop.at(0).body.size() == 1);
-  CHECK(s.streams[1].ops[2].delay == mgsim::sim::Duration::us(2));
+  const auto* collective = std::get_if<CollectiveOp>(&s.streams[0].ops[0].what);
+  REQUIRE(collective);
+  CHECK(collective->dtype.name == "bfloat16");
+  CHECK(collective->dtype.size == 2);
+  REQUIRE(loop_of(s.streams[0].ops[1]));
+  CHECK(loop_of(s.streams[0].ops[1])->body.size() == 1);
+  CHECK(std::get<DelayOp>(s.streams[1].ops[2].what).duration == mgsim::sim::Duration::us(2));
   CHECK(s.collective_count == 1);
   // slots: SIZE, CHUNK, rank, world, i.
   CHECK(s.slot_count == 5);
