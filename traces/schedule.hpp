@@ -6,6 +6,7 @@
 //     SIZE: 1GiB                #   overridable by `mgsim run -D SIZE=4MiB`
 //     CHUNK: min(SIZE, 4MiB)    #   a default may use earlier params
 //   sweep: {param: SIZE, from: 64KiB, to: 1GiB, factor: 2}   # optional: one run per value
+//                             #   (a -D of SIZE runs once instead; traces/simulation.hpp)
 //   world: 8                    # ranks taking part (default: the topology's GPU count)
 //   streams:
 //     - name: main              # one instance per rank (rank = 0 .. world-1) ...
