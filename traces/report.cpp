@@ -101,37 +101,68 @@ std::string runs_text(const ReportHeader& h, const std::vector<Run>& runs, std::
 
 std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
   MGSIM_CHECK(h.machine, "a report needs a machine");
-  std::string out = fmt::format(
-      "{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"runs\": [", sim::json_quote(h.schedule),
-      sim::json_quote(h.machine->topology().name), sim::json_quote(h.machine->hardware().name));
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const RunResult& r = runs[i].result.run;
-    out += i ? ", " : "";
-    out += "{\"params\": {";
-    for (std::size_t p = 0; p < runs[i].params.size(); ++p)
-      out += fmt::format("{}{}: {}", p ? ", " : "", sim::json_quote(runs[i].params[p].first),
-                         runs[i].params[p].second);
-    out += fmt::format("}}, \"world\": {}, \"end_ps\": {}, \"streams\": [", r.world,
-                       r.end.picoseconds());
-    for (std::size_t s = 0; s < r.streams.size(); ++s)
-      out += fmt::format("{}{{\"rank\": {}, \"stream\": {}, \"end_ps\": {}, \"ops\": {}}}",
-                         s ? ", " : "", r.streams[s].rank, sim::json_quote(r.streams[s].stream),
-                         r.streams[s].end.picoseconds(), r.streams[s].ops);
-    out += "], \"collectives\": [";
-    for (std::size_t c = 0; c < r.collectives.size(); ++c) {
-      const CollectiveResult& col = r.collectives[c];
-      const CollectiveRow row = collective_row(col);
-      out += fmt::format(
-          "{}{{\"op\": \"{}\", \"stream\": {}, \"size\": {}, \"count\": {}, \"type\": \"{}\", "
-          "\"redop\": \"{}\", \"ranks\": {}, \"begin_ps\": {}, \"end_ps\": {}, \"time_us\": "
-          "{:.6f}, \"algbw_GBps\": {:.6f}, \"busbw_GBps\": {:.6f}}}",
-          c ? ", " : "", to_string(col.kind), sim::json_quote(col.stream), row.size, row.count,
-          row.type, row.redop, col.ranks, col.begin.picoseconds(), col.end.picoseconds(),
-          row.time_us, row.algbw, row.busbw);
+  std::string out;
+  sim::JsonWriter w(out);
+  w.object()
+      .key("schedule")
+      .value(h.schedule)
+      .key("topology")
+      .value(h.machine->topology().name)
+      .key("hw")
+      .value(h.machine->hardware().name)
+      .key("runs")
+      .array();
+  for (const Run& run : runs) {
+    const RunResult& r = run.result.run;
+    w.object().key("params").object();
+    for (const auto& [name, value] : run.params) w.key(name).raw(value);
+    w.end().key("world").value(r.world).key("end_ps").value(r.end.picoseconds());
+    w.key("streams").array();
+    for (const StreamResult& s : r.streams)
+      w.object()
+          .key("rank")
+          .value(s.rank)
+          .key("stream")
+          .value(s.stream)
+          .key("end_ps")
+          .value(s.end.picoseconds())
+          .key("ops")
+          .value(s.ops)
+          .end();
+    w.end().key("collectives").array();
+    for (const CollectiveResult& c : r.collectives) {
+      const CollectiveRow row = collective_row(c);
+      w.object()
+          .key("op")
+          .value(to_string(c.kind))
+          .key("stream")
+          .value(c.stream)
+          .key("size")
+          .value(row.size)
+          .key("count")
+          .value(row.count)
+          .key("type")
+          .value(row.type)
+          .key("redop")
+          .value(row.redop)
+          .key("ranks")
+          .value(c.ranks)
+          .key("begin_ps")
+          .value(c.begin.picoseconds())
+          .key("end_ps")
+          .value(c.end.picoseconds())
+          .key("time_us")
+          .value(row.time_us, 6)
+          .key("algbw_GBps")
+          .value(row.algbw, 6)
+          .key("busbw_GBps")
+          .value(row.busbw, 6)
+          .end();
     }
-    out += "], \"roofline\": " + roofline_json(runs[i].result.roofline) + "}";
+    w.end().key("roofline").raw(roofline_json(run.result.roofline)).end();
   }
-  return out + "]}\n";
+  w.end().end();
+  return out + "\n";
 }
 
 std::string bound_text(const ReportHeader& h, const Result& run) {
@@ -147,9 +178,19 @@ std::string bound_text(const ReportHeader& h, const Result& run) {
 
 std::string bound_json(const ReportHeader& h, const Result& run) {
   MGSIM_CHECK(h.machine, "a report needs a machine");
-  return fmt::format("{{\"schedule\": {}, \"topology\": {}, \"hw\": {}, \"roofline\": {}}}\n",
-                     sim::json_quote(h.schedule), sim::json_quote(h.machine->topology().name),
-                     sim::json_quote(h.machine->hardware().name), roofline_json(run.roofline));
+  std::string out;
+  sim::JsonWriter(out)
+      .object()
+      .key("schedule")
+      .value(h.schedule)
+      .key("topology")
+      .value(h.machine->topology().name)
+      .key("hw")
+      .value(h.machine->hardware().name)
+      .key("roofline")
+      .raw(roofline_json(run.roofline))
+      .end();
+  return out + "\n";
 }
 
 std::string deadlock_report(const std::string& schedule, const RunResult& run) {

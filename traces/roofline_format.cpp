@@ -62,20 +62,45 @@ std::string roofline_summary(const Roofline& r, std::size_t top) {
 
 std::string roofline_json(const Roofline& r) {
   const UnitTerm* b = r.bottleneck();
-  std::string out = fmt::format(
-      "{{\"bound_ps\": {}, \"elapsed_ps\": {}, \"fraction\": {:.6f}, \"bottleneck\": {}, "
-      "\"units\": [",
-      r.bound.picoseconds(), r.elapsed.picoseconds(), r.fraction(),
-      b ? sim::json_quote(b->group) : std::string("null"));
-  for (std::size_t i = 0; i < r.terms.size(); ++i) {
-    const UnitTerm& t = r.terms[i];
-    out += fmt::format(
-        "{}{{\"group\": {}, \"kind\": \"{}\", \"gpu\": {}, \"resources\": {}, \"measure\": \"{}\", "
-        "\"amount\": {}, \"capacity_per_s\": {}, \"time_ps\": {}, \"utilisation\": {:.6f}}}",
-        i ? ", " : "", sim::json_quote(t.group), to_string(t.kind), t.gpu, t.resources,
-        is_flops(t) ? "flops" : "bytes", t.amount, t.capacity, t.time.picoseconds(), t.utilisation);
+  std::string out;
+  sim::JsonWriter w(out);
+  w.object()
+      .key("bound_ps")
+      .value(r.bound.picoseconds())
+      .key("elapsed_ps")
+      .value(r.elapsed.picoseconds())
+      .key("fraction")
+      .value(r.fraction(), 6)
+      .key("bottleneck");
+  if (b) {
+    w.value(b->group);
+  } else {
+    w.null();
   }
-  return out + "]}";
+  w.key("units").array();
+  for (const UnitTerm& t : r.terms)
+    w.object()
+        .key("group")
+        .value(t.group)
+        .key("kind")
+        .value(to_string(t.kind))
+        .key("gpu")
+        .value(t.gpu)
+        .key("resources")
+        .value(t.resources)
+        .key("measure")
+        .value(is_flops(t) ? "flops" : "bytes")
+        .key("amount")
+        .value(t.amount)
+        .key("capacity_per_s")
+        .value(t.capacity)
+        .key("time_ps")
+        .value(t.time.picoseconds())
+        .key("utilisation")
+        .value(t.utilisation, 6)
+        .end();
+  w.end().end();
+  return out;
 }
 
 }  // namespace mgsim::traces
