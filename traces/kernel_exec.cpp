@@ -5,10 +5,8 @@
 namespace mgsim::traces {
 
 KernelRunner::KernelRunner(const KernelSet& kernels, sim::Engine& engine, sim::FluidNetwork& net,
-                           Interconnect& fabric, Transfers& transfers,
-                           const models::HardwareSpec& spec, int world, ResourceCatalog* catalog)
-    : impl_(std::make_unique<Impl>(*this, kernels, engine, net, fabric, transfers, spec, world,
-                                   catalog)) {}
+                           Interconnect& fabric, std::span<models::Gpu> gpus)
+    : impl_(std::make_unique<Impl>(*this, kernels, engine, net, fabric, gpus)) {}
 
 KernelRunner::~KernelRunner() = default;
 

@@ -63,22 +63,22 @@
 #include <tuple>
 #include <vector>
 
-#include "models/hardware_spec.hpp"
+#include <span>
+
+#include "models/gpu.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "traces/kernel_schedule.hpp"
-#include "traces/resource_catalog.hpp"
 #include "traces/transfers.hpp"
 
 namespace mgsim::traces {
 
 class KernelRunner {
  public:
-  // `world` ranks run on GPUs 0 .. world-1 of `fabric`; `transfers` owns their HBM resources.
-  // `catalog`, if given, gets every resource this runner adds.
+  // Rank r runs on GPU r of `fabric`, its resources those of gpus[r] (which must outlive the
+  // runner); the world is gpus.size(). REQUIRES: gpus non-empty, all of one HardwareSpec.
   KernelRunner(const KernelSet& kernels, sim::Engine& engine, sim::FluidNetwork& net,
-               Interconnect& fabric, Transfers& transfers, const models::HardwareSpec& spec,
-               int world, ResourceCatalog* catalog);
+               Interconnect& fabric, std::span<models::Gpu> gpus);
   ~KernelRunner();
   KernelRunner(const KernelRunner&) = delete;
   KernelRunner& operator=(const KernelRunner&) = delete;

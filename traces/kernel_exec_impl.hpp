@@ -144,94 +144,31 @@ struct KernelRunner::Impl {
   };
 
   Impl(KernelRunner& owner, const KernelSet& ks, sim::Engine& e, sim::FluidNetwork& n,
-       Interconnect& f, Transfers& t, const models::HardwareSpec& s, int w, ResourceCatalog* c)
+       Interconnect& f, std::span<models::Gpu> g)
       : self(owner),
         kernels(ks),
         engine(e),
         net(n),
         fabric(f),
-        transfers(t),
-        spec(s),
-        world(w),
-        catalog(c),
-        gpus(static_cast<std::size_t>(w)) {}
-
-  struct Gpu {
-    std::vector<sim::ResourceId> tensor, fp32;  // per SM (fp32 created on first use)
-    std::vector<bool> has_fp32;
-    std::optional<sim::ResourceId> l2, l2_reduce;
-    std::optional<sim::ResourceId> peer_out[3], peer_in[3];  // by PeerPath: tma, ldst, tma_reduce
-  };
+        gpus(g),
+        spec(g.front().spec()),
+        world(static_cast<int>(g.size())) {}
 
   KernelRunner& self;
   const KernelSet& kernels;
   sim::Engine& engine;
   sim::FluidNetwork& net;
   Interconnect& fabric;
-  Transfers& transfers;
+  std::span<models::Gpu> gpus;
   const models::HardwareSpec& spec;
   int world;
-  ResourceCatalog* catalog;
-  std::vector<Gpu> gpus;
   std::vector<std::unique_ptr<LaunchRun>> launches;
   std::map<FlagKey, FlagState> flags;
   std::uint64_t hint = 0;
 
   // ---- resources ----
 
-  void ensure_sms(int g) {
-    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
-    if (!gpu.tensor.empty()) return;
-    const Bandwidth rate =
-        Bandwidth::bytes_per_second(spec.sm.flops_per_cycle_bf16 * spec.sm.tensor_clock.hertz());
-    for (int s = 0; s < spec.sm.count; ++s) {
-      const sim::ResourceId r = net.add_resource(fmt::format("gpu{}.sm{}.tensor", g, s), rate);
-      if (catalog) catalog->add(r, UnitKind::tensor_pipe, g, gpu_group(g, "tensor"));
-      gpu.tensor.push_back(r);
-    }
-    gpu.fp32.assign(gpu.tensor.size(), sim::ResourceId{});
-    gpu.has_fp32.assign(gpu.tensor.size(), false);
-  }
-
-  sim::ResourceId pipe(int g, int sm, models::Dtype d) {
-    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
-    if (d != models::Dtype::fp32) return gpu.tensor[static_cast<std::size_t>(sm)];
-    if (!gpu.has_fp32[static_cast<std::size_t>(sm)]) {
-      gpu.fp32[static_cast<std::size_t>(sm)] = net.add_resource(
-          fmt::format("gpu{}.sm{}.fp32", g, sm),
-          Bandwidth::bytes_per_second(spec.sm.flops_per_cycle_fp32 * spec.sm.clock.hertz()));
-      gpu.has_fp32[static_cast<std::size_t>(sm)] = true;
-    }
-    return gpu.fp32[static_cast<std::size_t>(sm)];
-  }
-
-  // Flops of `d` in the units of its pipe (bf16-equivalent on the tensor pipe), rounded up.
-  Bytes pipe_amount(std::int64_t flops, models::Dtype d) const {
-    if (d == models::Dtype::fp32) return Bytes(flops);
-    const sim::Int128 scaled = static_cast<sim::Int128>(flops) * spec.sm.flops_per_cycle_bf16;
-    const std::int64_t rate = spec.sm.flops_per_cycle(d);
-    return Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
-  }
-
-  sim::ResourceId l2(int g) {
-    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
-    if (!gpu.l2) {
-      gpu.l2 = net.add_resource(fmt::format("gpu{}.l2", g), spec.l2.bandwidth);
-      if (catalog) catalog->add(*gpu.l2, UnitKind::l2, g, gpu_group(g, "l2"));
-    }
-    return *gpu.l2;
-  }
-
-  // Where a store-add's read-modify-write happens: the destination's L2.
-  sim::ResourceId l2_reduce(int g) {
-    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
-    if (!gpu.l2_reduce) {
-      gpu.l2_reduce =
-          net.add_resource(fmt::format("gpu{}.l2.reduce", g), spec.l2.reduction_bandwidth);
-      if (catalog) catalog->add(*gpu.l2_reduce, UnitKind::l2, g, gpu_group(g, "l2.reduce"));
-    }
-    return *gpu.l2_reduce;
-  }
+  models::Gpu& gpu(int rank) const { return gpus[static_cast<std::size_t>(rank)]; }
 
   // The SM-driven peer paths: a TMA store-add has its own rate over NVLink.
   static models::PeerPath peer_kind(Via via, bool add) {
@@ -239,27 +176,12 @@ struct KernelRunner::Impl {
     return add ? models::PeerPath::tma_reduce : models::PeerPath::tma;
   }
 
-  sim::ResourceId peer_port(int g, models::PeerPath kind, bool out) {
-    Gpu& gpu = gpus[static_cast<std::size_t>(g)];
-    const int i = kind == models::PeerPath::tma ? 0 : (kind == models::PeerPath::ldst ? 1 : 2);
-    std::optional<sim::ResourceId>& slot = out ? gpu.peer_out[i] : gpu.peer_in[i];
-    if (!slot) {
-      static constexpr const char* kNames[] = {"tma", "ldst", "tma_add"};
-      const Bandwidth bw = models::peer_bandwidth(spec, kind);
-      const std::string unit = fmt::format("{}.peer.{}", kNames[i], out ? "out" : "in");
-      slot = net.add_resource(fmt::format("gpu{}.{}", g, unit), bw);
-      if (catalog)
-        catalog->add(*slot, out ? UnitKind::peer_out : UnitKind::peer_in, g, gpu_group(g, unit));
-    }
-    return *slot;
-  }
-
   // [src's egress, route src -> dst, dst's ingress] for an SM-driven peer transfer.
   Duration peer_path(int src, int dst, models::PeerPath kind, std::vector<sim::ResourceId>& path) {
     const PeerRoute route = fabric.route(src, dst, hint++);
-    path.push_back(peer_port(src, kind, true));
+    if (const auto out = gpu(src).peer_port(kind, models::PortDirection::out)) path.push_back(*out);
     path.insert(path.end(), route.resources.begin(), route.resources.end());
-    path.push_back(peer_port(dst, kind, false));
+    if (const auto in = gpu(dst).peer_port(kind, models::PortDirection::in)) path.push_back(*in);
     return route.latency;
   }
 
@@ -280,7 +202,7 @@ struct KernelRunner::Impl {
 
   void place(LaunchRun& l) {
     const KernelDef& k = *l.def;
-    ensure_sms(l.rank);
+    gpu(l.rank).create_sm_pipes();
     l.started = true;
     l.env[static_cast<std::size_t>(k.num_sms_slot)] = spec.sm.count;
     l.grid = k.grid.eval_positive(l.env, "grid");

@@ -34,7 +34,8 @@ bool KernelRunner::Impl::dispatch(RoleRun& r, const KernelOp& op) {
       const std::int64_t k = op.k.eval_positive(r.env, "k");
       const std::int64_t flops = mul(op.k, mul(op.n, 2 * m, n), k);
       self.stats_.flops += flops;
-      stage(r, pipe(rank, c.sm, op.dtype), pipe_amount(flops, op.dtype), std::nullopt);
+      stage(r, gpu(rank).pipe(c.sm, op.dtype), gpu(rank).pipe_amount(flops, op.dtype),
+            std::nullopt);
       run_flows(r, Duration::zero(), Then::op_done);
       return false;
     }
@@ -48,7 +49,8 @@ bool KernelRunner::Impl::dispatch(RoleRun& r, const KernelOp& op) {
       }
       const std::int64_t flops = op.flops->eval_positive(r.env, "compute flops");
       self.stats_.flops += flops;
-      stage(r, pipe(rank, c.sm, op.dtype), pipe_amount(flops, op.dtype), std::nullopt);
+      stage(r, gpu(rank).pipe(c.sm, op.dtype), gpu(rank).pipe_amount(flops, op.dtype),
+            std::nullopt);
       run_flows(r, Duration::zero(), Then::op_done);
       return false;
     }
@@ -115,17 +117,16 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
   // A store-add is read, added and written back by the destination's L2: the owner's HBM carries
   // its bytes twice (read and write; the path lists it twice).
   if (op.add) {
-    route.push_back(l2_reduce(peer));
-    route.push_back(transfers.hbm(peer));
+    route.push_back(gpu(peer).l2_reduce());
+    route.push_back(gpu(peer).hbm());
   }
   Duration fixed = latency;
   Bytes moved;
   Bandwidth cap;
   if (op.via == Via::tma) {
-    const std::int64_t message = std::min(bytes, spec.tma.max_message.count());
     moved = Bytes(bytes);
-    cap = window_rate(mul(op.bytes, message, spec.tma.messages_in_flight), latency);
-    fixed += sim::cycles_to_duration(spec.tma.issue_cycles, spec.sm.clock);
+    cap = window_rate(spec.tma.bytes_in_flight(bytes), latency);
+    fixed += spec.tma.issue_time(spec.sm.clock);
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
     cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
@@ -142,16 +143,16 @@ bool KernelRunner::Impl::transfer(RoleRun& r, const KernelOp& op) {
     flow.cap = cap;
   };
   if (hits.count() == 0) {
-    stage_part(transfers.hbm(peer), misses);
+    stage_part(gpu(peer).hbm(), misses);
     run_flows(r, fixed, Then::op_done);
     return false;
   }
-  stage_part(l2(peer), hits);
+  stage_part(gpu(peer).l2(), hits);
   if (misses.count() == 0) {
     run_flows(r, fixed, Then::op_done);
     return false;
   }
-  route.insert(route.begin(), transfers.hbm(peer));
+  route.insert(route.begin(), gpu(peer).hbm());
   r.loop.rest_bytes = misses;
   r.loop.cap = cap;
   run_flows(r, fixed, Then::load_misses);
@@ -221,17 +222,18 @@ bool KernelRunner::Impl::mainloop(RoleRun& r, const KernelOp& op) {
   const int peer = op.peer ? check_rank(*op.peer, r.env) : rank;
   MainloopState& st = r.loop;
   st.load_path.clear();
-  st.load_path.push_back(l2(peer));
+  st.load_path.push_back(gpu(peer).l2());
   Duration latency = spec.l2.hit_latency;
   if (peer != rank) latency += peer_path(peer, rank, models::PeerPath::tma, st.load_path);
-  const std::int64_t window = std::min(mul(op.stages, stages, stage_bytes),
-                                       spec.tma.max_message.count() * spec.tma.messages_in_flight);
+  const std::int64_t window =
+      std::min(mul(op.stages, stages, stage_bytes), spec.tma.max_bytes_in_flight());
   st.cap = window_rate(window, latency);
-  const Duration fill = latency + sim::cycles_to_duration(spec.tma.issue_cycles, spec.sm.clock);
-  st.mma_pipe = pipe(rank, c.sm, op.dtype);
-  st.last_mma = pipe_amount(last_flops, op.dtype);
+  const Duration fill = latency + spec.tma.issue_time(spec.sm.clock);
+  models::Gpu& g = gpu(rank);
+  st.mma_pipe = g.pipe(c.sm, op.dtype);
+  st.last_mma = g.pipe_amount(last_flops, op.dtype);
   st.rest_bytes = Bytes(total_bytes - stage_bytes);
-  st.rest_mma = pipe_amount(flops - last_flops, op.dtype);
+  st.rest_mma = g.pipe_amount(flops - last_flops, op.dtype);
   st.steps = steps;
   st.stages = stages;
   FlowSpec& first = stage(r);

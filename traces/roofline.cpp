@@ -20,11 +20,11 @@ double Roofline::fraction() const {
   return static_cast<double>(bound.picoseconds()) / static_cast<double>(elapsed.picoseconds());
 }
 
-Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net,
+Roofline compute_roofline(const models::ResourceCatalog& catalog, sim::FluidNetwork& net,
                           sim::Duration elapsed) {
   std::vector<UnitTerm> terms;
   std::map<std::string, std::size_t> index;
-  for (const CatalogEntry& e : catalog.entries()) {
+  for (const models::CatalogEntry& e : catalog.entries()) {
     auto [it, fresh] = index.emplace(e.group, terms.size());
     if (fresh) {
       UnitTerm t;
@@ -58,17 +58,17 @@ Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net
 }
 
 AttributedRun run_with_roofline(const Schedule& schedule, const Env& params,
-                                const topologies::Topology& topo, const DeviceModel& device,
-                                sim::TraceSink* trace) {
+                                const topologies::Topology& topo,
+                                const models::HardwareSpec& hardware, sim::TraceSink* trace) {
   sim::Engine engine;
   if (trace) engine.set_trace(trace);
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(topo, net);
   FabricInterconnect interconnect(fabric);
-  ResourceCatalog catalog;
+  models::ResourceCatalog catalog;
   register_fabric(catalog, fabric, topo);
   AttributedRun out;
-  out.result = execute(schedule, params, engine, net, interconnect, device, &catalog);
+  out.result = execute(schedule, params, engine, net, interconnect, hardware, &catalog);
   out.roofline = compute_roofline(catalog, net, out.result.end.since_start());
   return out;
 }

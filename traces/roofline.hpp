@@ -35,7 +35,7 @@
 #include "sim/units.hpp"
 #include "topologies/topology.hpp"
 #include "traces/executor.hpp"
-#include "traces/resource_catalog.hpp"
+#include "traces/fabric_catalog.hpp"
 #include "traces/schedule.hpp"
 #include "traces/transfers.hpp"
 
@@ -43,7 +43,7 @@ namespace mgsim::traces {
 
 struct UnitTerm {
   std::string group;
-  UnitKind kind = UnitKind::hbm;
+  models::UnitKind kind = models::UnitKind::hbm;
   int gpu = -1;
   int resources = 0;          // how many fluid resources form the group
   std::int64_t amount = 0;    // bytes carried (flops for tensor pipes)
@@ -64,7 +64,7 @@ struct Roofline {
 
 // Builds the roofline from what `net` carried up to now. `elapsed` is the predicted time of the
 // run (the RunResult's end). REQUIRES: every entry of `catalog` is a resource of `net`.
-Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net,
+Roofline compute_roofline(const models::ResourceCatalog& catalog, sim::FluidNetwork& net,
                           sim::Duration elapsed);
 
 struct AttributedRun {
@@ -76,7 +76,8 @@ struct AttributedRun {
 // registered in one catalog) and attributes it. `trace`, if set, is attached to the engine.
 // Throws what execute() throws (sim::ConfigError for bad values).
 AttributedRun run_with_roofline(const Schedule& schedule, const Env& params,
-                                const topologies::Topology& topo, const DeviceModel& device,
+                                const topologies::Topology& topo,
+                                const models::HardwareSpec& hardware,
                                 sim::TraceSink* trace = nullptr);
 
 }  // namespace mgsim::traces

@@ -119,7 +119,6 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
 
   const topologies::Topology topo = topologies::load_topology(topology);
   const models::HardwareSpec hw = models::load_hardware(hw_name);
-  const traces::DeviceModel device = traces::device_model(hw);
 
   ValidationRun out;
   for (const Family& f : families) {
@@ -177,7 +176,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
       const topologies::Fabric fabric(topo, net);
       traces::FabricInterconnect interconnect(fabric);
       const traces::RunResult result =
-          traces::execute(*schedule, params, engine, net, interconnect, device);
+          traces::execute(*schedule, params, engine, net, interconnect, hw);
       if (!result.blocked.empty())
         throw sim::ConfigError(
             {table.file(), table.line_of(row), 1},

@@ -37,8 +37,7 @@ void bound(const BoundOptions& o) {
   const topologies::Topology topo =
       topologies::load_topology(o.topology, parse_topology_defines(o.topology_defines, "-T"));
   const models::HardwareSpec hw = models::load_hardware(o.hw.empty() ? topo.gpu_model : o.hw);
-  const traces::AttributedRun run =
-      traces::run_with_roofline(schedule, params, topo, traces::device_model(hw));
+  const traces::AttributedRun run = traces::run_with_roofline(schedule, params, topo, hw);
   if (!run.result.blocked.empty()) {
     const auto& b = run.result.blocked.front();
     throw CheckFailed(fmt::format(

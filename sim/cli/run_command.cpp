@@ -207,7 +207,6 @@ void run_schedule(const RunOptions& o) {
       topologies::load_topology(o.topology, parse_topology_defines(o.topology_defines, "-T"));
   const std::string hw_name = o.hw.empty() ? topo.gpu_model : o.hw;
   const models::HardwareSpec hw = models::load_hardware(hw_name);
-  const traces::DeviceModel device = traces::device_model(hw);
 
   std::optional<traces::Sweep> sweep = schedule.sweep;
   if (!o.sweep.empty()) sweep = parse_sweep(o.sweep);
@@ -232,7 +231,7 @@ void run_schedule(const RunOptions& o) {
     for (std::size_t p = 0; p < schedule.params.size(); ++p)
       run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
     traces::AttributedRun attributed =
-        traces::run_with_roofline(schedule, params, topo, device, writer.get());
+        traces::run_with_roofline(schedule, params, topo, hw, writer.get());
     run.result = std::move(attributed.result);
     run.roofline = std::move(attributed.roofline);
     if (!run.result.blocked.empty()) {

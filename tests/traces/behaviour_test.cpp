@@ -24,8 +24,7 @@ using Defines = std::vector<std::pair<std::string, std::string>>;
 
 AttributedRun run_on_hgx(const Schedule& s, const Defines& d = {}) {
   const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
-  const DeviceModel device = device_model(models::load_hardware("h200"));
-  return run_with_roofline(s, param_values(s, d), topo, device);
+  return run_with_roofline(s, param_values(s, d), topo, models::load_hardware("h200"));
 }
 
 AttributedRun run_text(const std::string& text, const Defines& d = {}) {
@@ -40,7 +39,7 @@ AttributedRun run_example(const std::string& relative, const Defines& d = {}) {
 std::int64_t nvlink_out_bytes(const Roofline& r) {
   std::int64_t sum = 0;
   for (const UnitTerm& t : r.terms)
-    if (t.kind == UnitKind::nvlink_out) sum += t.amount;
+    if (t.kind == models::UnitKind::nvlink_out) sum += t.amount;
   return sum;
 }
 
@@ -149,7 +148,7 @@ TEST_CASE(
   auto tensor_flops = [](const Roofline& r) {
     std::int64_t sum = 0;
     for (const UnitTerm& t : r.terms)
-      if (t.kind == UnitKind::tensor_pipe) sum += t.amount;
+      if (t.kind == models::UnitKind::tensor_pipe) sum += t.amount;
     return sum;
   };
   const std::int64_t flops = std::int64_t{2} * 16384 * 4096 * 4096 * 8;

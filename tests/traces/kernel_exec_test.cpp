@@ -98,14 +98,12 @@ TEST_CASE("a load's working set decides how much of it hits the L2") {
 
 TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer rate") {
   auto device = [](double reduce_efficiency, std::int64_t reduction_gbps) {
-    traces::DeviceModel d = toy_device();
-    auto hw = std::make_shared<models::HardwareSpec>(*d.hardware);
-    hw->tma.reduce_efficiency = reduce_efficiency;
-    hw->l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
-    d.hardware = hw;
-    return d;
+    models::HardwareSpec hw = toy_device();
+    hw.tma.reduce_efficiency = reduce_efficiency;
+    hw.l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
+    return hw;
   };
-  auto store = [](const std::string& fields, int world, const traces::DeviceModel& d) {
+  auto store = [](const std::string& fields, int world, const models::HardwareSpec& d) {
     return stream_end(
         run_kernels(one_kernel("1",
                                "      - {name: s, if: rank == 0, ops: [{store: {bytes: 1000000" +

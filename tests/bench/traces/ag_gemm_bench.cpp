@@ -41,12 +41,12 @@ traces::Schedule ag_gemm_with_world() {
 void run(benchmark::State& state, const traces::Schedule& schedule, const char* topology,
          const std::vector<std::pair<std::string, std::string>>& defines) {
   const topologies::Topology topo = topologies::load_topology(topology);
-  const traces::DeviceModel device = traces::device_model(models::load_hardware(topo.gpu_model));
+  const models::HardwareSpec hw = models::load_hardware(topo.gpu_model);
   const traces::Env params = traces::param_values(schedule, defines);
   std::uint64_t events = 0;
   std::int64_t end_ps = 0;
   for (auto _ : state) {
-    const traces::RunResult r = bench::run_once(schedule, params, topo, device);
+    const traces::RunResult r = bench::run_once(schedule, params, topo, hw);
     events = r.events;
     end_ps = r.end.picoseconds();
     benchmark::DoNotOptimize(r.end);

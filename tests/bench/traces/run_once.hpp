@@ -14,12 +14,12 @@ namespace mgsim::bench {
 
 inline traces::RunResult run_once(const traces::Schedule& schedule, const traces::Env& params,
                                   const topologies::Topology& topo,
-                                  const traces::DeviceModel& device) {
+                                  const models::HardwareSpec& hw) {
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(topo, net);
   traces::FabricInterconnect interconnect(fabric);
-  return traces::execute(schedule, params, engine, net, interconnect, device);
+  return traces::execute(schedule, params, engine, net, interconnect, hw);
 }
 
 }  // namespace mgsim::bench

@@ -23,12 +23,12 @@ void ring_all_reduce(benchmark::State& state, const char* topology) {
   const traces::Schedule schedule =
       traces::load_schedule(sim::Node::load_string(kAllReduce, "bench.yaml"));
   const topologies::Topology topo = topologies::load_topology(topology);
-  const traces::DeviceModel device = traces::device_model(models::load_hardware(topo.gpu_model));
+  const models::HardwareSpec hw = models::load_hardware(topo.gpu_model);
   const traces::Env params = traces::param_values(schedule, {});
   std::int64_t sends = 0;
   std::uint64_t events = 0;
   for (auto _ : state) {
-    const traces::RunResult r = bench::run_once(schedule, params, topo, device);
+    const traces::RunResult r = bench::run_once(schedule, params, topo, hw);
     sends = r.collectives.at(0).sends;
     events = r.events;
     benchmark::DoNotOptimize(r.end);
