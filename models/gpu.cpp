@@ -72,24 +72,16 @@ void Gpu::create_sm_pipes() {
   fp32_.assign(tensor_.size(), std::nullopt);
 }
 
-sim::ResourceId Gpu::pipe(int sm, Dtype d) {
-  const auto i = static_cast<std::size_t>(sm);
-  if (d != Dtype::fp32) return tensor_[i];
-  if (!fp32_[i])
-    fp32_[i] = add(fmt::format("sm{}.fp32", sm),
-                   sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::fp32)));
-  return *fp32_[i];
+sim::ResourceId Gpu::create_fp32_pipe(int sm) {
+  const sim::ResourceId id =
+      add(fmt::format("sm{}.fp32", sm),
+          sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::fp32)));
+  fp32_[static_cast<std::size_t>(sm)] = id;
+  return id;
 }
 
-sim::Bytes Gpu::pipe_amount(std::int64_t flops, Dtype d) const {
-  if (d == Dtype::fp32) return sim::Bytes(flops);
-  const sim::Int128 scaled = static_cast<sim::Int128>(flops) * spec_->sm.flops_per_cycle_bf16;
-  const std::int64_t rate = spec_->sm.flops_per_cycle(d);
-  return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
-}
-
-sim::ResourceId Gpu::l2() {
-  if (!l2_) l2_ = add("l2", spec_->l2.bandwidth, UnitKind::l2, "l2");
+sim::ResourceId Gpu::create_l2() {
+  l2_ = add("l2", spec_->l2.bandwidth, UnitKind::l2, "l2");
   return *l2_;
 }
 

@@ -60,16 +60,27 @@ class Gpu {
   void create_sm_pipes();
   // The pipe an op of `d` runs on in SM `sm`: fp32 on the FP32 pipe, the rest on the tensor pipe.
   // REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count.
-  sim::ResourceId pipe(int sm, Dtype d);
+  sim::ResourceId pipe(int sm, Dtype d) {
+    const auto i = static_cast<std::size_t>(sm);
+    if (d != Dtype::fp32) return tensor_[i];
+    return fp32_[i] ? *fp32_[i] : create_fp32_pipe(sm);
+  }
   // `flops` of `d` in the units of its pipe: bf16-equivalent flops (flops x bf16 rate / d's
   // rate, rounded up) on the tensor pipe, flops on the FP32 pipe.
-  sim::Bytes pipe_amount(std::int64_t flops, Dtype d) const;
+  sim::Bytes pipe_amount(std::int64_t flops, Dtype d) const {
+    if (d == Dtype::fp32) return sim::Bytes(flops);
+    const sim::Int128 scaled = static_cast<sim::Int128>(flops) * spec_->sm.flops_per_cycle_bf16;
+    const std::int64_t rate = spec_->sm.flops_per_cycle(d);
+    return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
+  }
 
-  sim::ResourceId l2();
+  sim::ResourceId l2() { return l2_ ? *l2_ : create_l2(); }
   // Where a store-add's read-modify-write happens: this GPU's L2 as the destination.
   sim::ResourceId l2_reduce();
 
  private:
+  sim::ResourceId create_fp32_pipe(int sm);
+  sim::ResourceId create_l2();
   sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity);
   sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity, UnitKind kind,
                       std::string_view group);

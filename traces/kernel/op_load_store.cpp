@@ -84,20 +84,13 @@ bool start_load_store(Runner& x, RoleRun& r, const KernelOp& op) {
   }
   const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
   const Bytes misses = moved - hits;
-  auto add_part = [&](sim::ResourceId memory, Bytes amount) {
-    FlowSpec& flow = add_flow(r);
-    flow.path.assign(1, memory);
-    flow.path.insert(flow.path.end(), route.begin(), route.end());
-    flow.bytes = amount;
-    flow.cap = cap;
-  };
   begin_phases(r);
   add_phase(r, fixed);
   if (hits.count() > 0) {
-    add_part(owner.l2(), hits);
+    add_flow(r, owner.l2(), route, hits, cap);
     if (misses.count() > 0) add_phase(r, Duration::zero());
   }
-  if (misses.count() > 0 || hits.count() == 0) add_part(owner.hbm(), misses);
+  if (misses.count() > 0 || hits.count() == 0) add_flow(r, owner.hbm(), route, misses, cap);
   run_phases(x, r);
   return false;
 }

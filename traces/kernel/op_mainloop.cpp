@@ -54,11 +54,11 @@ bool start_mainloop(Runner& x, RoleRun& r, const KernelOp& op) {
   x.stats.flops += flops;
 
   const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
-  std::vector<sim::ResourceId>& load_path = r.scratch;
-  load_path.clear();
-  load_path.push_back(x.gpu(peer).l2());
+  const sim::ResourceId l2 = x.gpu(peer).l2();
+  std::vector<sim::ResourceId>& route = r.scratch;  // after the L2: the peer path, if any
+  route.clear();
   Duration latency = spec.l2.hit_latency;
-  if (peer != rank) latency += x.peer_path(peer, rank, models::PeerPath::tma, load_path);
+  if (peer != rank) latency += x.peer_path(peer, rank, models::PeerPath::tma, route);
   const std::int64_t window =
       std::min(mul(op.stages, stages, stage_bytes), spec.tma.max_bytes_in_flight());
   const Bandwidth cap = window_rate(window, latency);
@@ -67,19 +67,12 @@ bool start_mainloop(Runner& x, RoleRun& r, const KernelOp& op) {
   const sim::ResourceId pipe = gpu.pipe(r.cta->sm, op.dtype);
   const Bytes last_mma = gpu.pipe_amount(last_flops, op.dtype);
   const Bytes rest_mma = gpu.pipe_amount(flops - last_flops, op.dtype);
-  auto add_load = [&](Bytes amount) {
-    FlowSpec& load = add_flow(r);
-    load.path.assign(load_path.begin(), load_path.end());
-    load.bytes = amount;
-    load.cap = cap;
-  };
-
   begin_phases(r);
   add_phase(r, fill);
-  add_load(Bytes(stage_bytes));
+  add_flow(r, l2, route, Bytes(stage_bytes), cap);
   if (steps > 1) {
     add_phase(r, Duration::zero());
-    add_load(Bytes(total_bytes - stage_bytes));
+    add_flow(r, l2, route, Bytes(total_bytes - stage_bytes), cap);
     if (stages < 2) add_phase(r, Duration::zero());
     add_flow(r, pipe, rest_mma, std::nullopt);
   }

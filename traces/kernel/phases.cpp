@@ -37,35 +37,6 @@ void start_phase(Runner& x, RoleRun& r) {
 
 }  // namespace
 
-void begin_phases(RoleRun& r) {
-  r.flow_count = 0;
-  r.phase_count = 0;
-  r.next_phase = 0;
-}
-
-void add_phase(RoleRun& r, Duration delay) {
-  if (r.phase_count == r.phases.size()) r.phases.emplace_back();
-  r.phases[r.phase_count++] = {delay, r.flow_count, 0};
-}
-
-FlowSpec& add_flow(RoleRun& r) {
-  if (r.flow_count == r.flows.size()) r.flows.emplace_back();
-  FlowSpec& f = r.flows[r.flow_count++];
-  f.path.clear();
-  f.cap.reset();
-  ++r.phases[r.phase_count - 1].count;
-  return f;
-}
-
-FlowSpec& add_flow(RoleRun& r, sim::ResourceId resource, Bytes bytes,
-                   std::optional<Bandwidth> cap) {
-  FlowSpec& f = add_flow(r);
-  f.path.push_back(resource);
-  f.bytes = bytes;
-  f.cap = cap;
-  return f;
-}
-
 void run_phases(Runner& x, RoleRun& r) {
   MGSIM_CHECK(r.phase_count > 0, "an op ran without phases");
   r.next_phase = 0;

@@ -12,18 +12,54 @@
 #pragma once
 
 #include <optional>
+#include <span>
 
 #include "traces/kernel/runner.hpp"
 
 namespace mgsim::traces::kernel {
 
+// Inline: these run several times per op on the simulation's hot path.
+
 // Forgets the role's previous phases and flows (their vectors keep their capacity).
-void begin_phases(RoleRun& r);
+inline void begin_phases(RoleRun& r) {
+  r.flow_count = 0;
+  r.phase_count = 0;
+  r.next_phase = 0;
+}
+
 // Opens a phase that starts `delay` after the one before it ends (after now for the first).
-void add_phase(RoleRun& r, Duration delay);
-// Appends a flow to the last phase: an empty path, no cap.
-FlowSpec& add_flow(RoleRun& r);
-FlowSpec& add_flow(RoleRun& r, sim::ResourceId resource, Bytes bytes, std::optional<Bandwidth> cap);
+inline void add_phase(RoleRun& r, Duration delay) {
+  if (r.phase_count == r.phases.size()) r.phases.emplace_back();
+  r.phases[r.phase_count++] = {delay, r.flow_count, 0};
+}
+
+// Appends a flow to the last phase: an empty path, no cap. REQUIRES: a phase was added.
+inline FlowSpec& add_flow(RoleRun& r) {
+  if (r.flow_count == r.flows.size()) r.flows.emplace_back();
+  FlowSpec& f = r.flows[r.flow_count++];
+  f.path.clear();
+  f.cap.reset();
+  ++r.phases[r.phase_count - 1].count;
+  return f;
+}
+
+inline FlowSpec& add_flow(RoleRun& r, sim::ResourceId resource, Bytes bytes,
+                          std::optional<Bandwidth> cap) {
+  FlowSpec& f = add_flow(r);
+  f.path.push_back(resource);
+  f.bytes = bytes;
+  f.cap = cap;
+  return f;
+}
+
+// A flow over [first, rest...].
+inline FlowSpec& add_flow(RoleRun& r, sim::ResourceId first, std::span<const sim::ResourceId> rest,
+                          Bytes bytes, std::optional<Bandwidth> cap) {
+  FlowSpec& f = add_flow(r, first, bytes, cap);
+  f.path.insert(f.path.end(), rest.begin(), rest.end());
+  return f;
+}
+
 // Runs the phases; when the last is done, the op is (walker.hpp's op_done).
 // REQUIRES: at least one phase.
 void run_phases(Runner& x, RoleRun& r);

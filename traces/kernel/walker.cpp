@@ -53,7 +53,7 @@ void advance(Runner& x, RoleRun& r) {
 }
 
 void op_done(Runner& x, RoleRun& r) {
-  trace_op(x, r);
+  if (x.engine.trace() != nullptr) trace_op(x, r);
   advance(x, r);
 }
 
