@@ -67,8 +67,10 @@ void Gpu::create_sm_pipes() {
   if (!tensor_.empty()) return;
   const sim::Bandwidth rate =
       sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::bf16));
-  for (int s = 0; s < spec_->sm.count; ++s)
+  for (int s = 0; s < spec_->sm.count; ++s) {
     tensor_.push_back(add(fmt::format("sm{}.tensor", s), rate, UnitKind::tensor_pipe, "tensor"));
+    net_->set_trace_counter(tensor_.back(), "GFLOP/s");
+  }
   fp32_.assign(tensor_.size(), std::nullopt);
 }
 
@@ -76,6 +78,7 @@ sim::ResourceId Gpu::create_fp32_pipe(int sm) {
   const sim::ResourceId id =
       add(fmt::format("sm{}.fp32", sm),
           sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::fp32)));
+  net_->set_trace_counter(id, "GFLOP/s");
   fp32_[static_cast<std::size_t>(sm)] = id;
   return id;
 }

@@ -19,7 +19,7 @@
 //                               SM-driven NVLink egress and ingress per path: peer_bandwidth(spec,
 //                               tma | ldst | tma_reduce)
 // Resource ids follow creation order, and ids and names feed the solver's tie-breaks and the
-// trace: the order above is part of every result.
+// trace: the order above is part of every result. The SM pipes' trace counters are GFLOP/s.
 // A GPU without NVLink (nvlink.links == 0) has no peer ports: its peer traffic is bounded by the
 // topology's links alone.
 //

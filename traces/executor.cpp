@@ -264,9 +264,11 @@ class Executor {
                                                           : k.args[a].default_value.eval(env);
     }
     began_[static_cast<std::size_t>(i)] = engine_.now();
-    st.launch = kernels_->launch(st.rank, op.launch.kernel, std::move(env), [this, i] {
+    // The launch's slice is named by its kernel.
+    const std::string_view name = k.name;
+    st.launch = kernels_->launch(st.rank, op.launch.kernel, std::move(env), [this, i, name] {
       streams_[static_cast<std::size_t>(i)].launch = -1;
-      op_done(i, "launch");
+      op_done(i, name);
     });
     return false;
   }
@@ -303,7 +305,8 @@ class Executor {
     engine_.schedule_in(d, [this, i, label] { op_done(i, label); });
   }
 
-  void op_done(int i, const char* label) {
+  // `label` names the op's slice on the stream's track; it must outlive the run.
+  void op_done(int i, std::string_view label) {
     trace_slice(i, label);
     advance(i);
   }

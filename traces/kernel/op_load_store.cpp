@@ -45,6 +45,8 @@ bool start_load_store(Runner& x, RoleRun& r, const KernelOp& op) {
   const std::int64_t bytes =
       op.bytes.eval_positive(r.env, fmt::format("{} bytes", op_name(op.kind)));
   const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
+  r.traced_bytes = bytes;
+  if (peer != rank) r.traced_peer = peer;
   const bool is_load = op.kind == KernelOp::Kind::load;
   // The memory's owner is the peer for a peer access: remote data lives in the owner's HBM and
   // is cached in the owner's L2.

@@ -54,6 +54,8 @@ bool start_mainloop(Runner& x, RoleRun& r, const KernelOp& op) {
   x.stats.flops += flops;
 
   const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
+  r.traced_bytes = total_bytes;  // the operands it loads
+  if (peer != rank) r.traced_peer = peer;
   const sim::ResourceId l2 = x.gpu(peer).l2();
   std::vector<sim::ResourceId>& route = r.scratch;  // after the L2: the peer path, if any
   route.clear();

@@ -23,6 +23,7 @@ bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op) {
   const int rank = x.rank_of(r);
   const std::int64_t bytes =
       op.bytes.eval_positive(r.env, fmt::format("{} bytes", op_name(op.kind)));
+  r.traced_bytes = bytes;
   const bool reduce = op.kind == KernelOp::Kind::reduce;
   if ((reduce && !spec.nvswitch.reduction) || (!reduce && !spec.nvswitch.multicast))
     throw sim::ConfigError(

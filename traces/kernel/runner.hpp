@@ -71,7 +71,11 @@ struct RoleRun {
   std::size_t flow_count = 0;
   std::vector<Phase> phases;
   std::size_t phase_count = 0, next_phase = 0;
-  int pending = 0;                       // flows of the running phase still moving
+  int pending = 0;  // flows of the running phase still moving
+  // What the current op's trace slice shows besides its kind (-1: not shown); the op units set
+  // them, the walker resets them.
+  std::int64_t traced_bytes = -1;
+  int traced_peer = -1;
   std::vector<sim::ResourceId> scratch;  // a path being built by an op unit
 };
 

@@ -42,7 +42,13 @@ void trace_op(Runner& x, const RoleRun& r) {
   const sim::TrackId track = trace->track(
       fmt::format("gpu{}", c.launch->rank),
       fmt::format("sm{:03} {}.{}", c.sm, k.name, k.roles[static_cast<std::size_t>(r.role)].name));
-  trace->slice(track, op_name(r.current->kind), r.began, x.engine.now());
+  // Args: the op kind, and its bytes and peer rank when it has them.
+  const char* kind = op_name(r.current->kind);
+  sim::TraceArg args[3] = {{"op", 0, kind}};
+  std::size_t n = 1;
+  if (r.traced_bytes >= 0) args[n++] = {"bytes", r.traced_bytes, {}};
+  if (r.traced_peer >= 0) args[n++] = {"peer", r.traced_peer, {}};
+  trace->slice(track, kind, r.began, x.engine.now(), std::span<const sim::TraceArg>(args, n));
 }
 
 }  // namespace mgsim::traces::kernel

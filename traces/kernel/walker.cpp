@@ -41,6 +41,8 @@ void advance(Runner& x, RoleRun& r) {
     ++x.stats.ops;
     r.current = &op;
     r.began = x.engine.now();
+    r.traced_bytes = -1;
+    r.traced_peer = -1;
     if (op.kind == KernelOp::Kind::for_loop) {
       enter_loop(r, op);
       continue;
