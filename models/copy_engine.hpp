@@ -14,9 +14,6 @@ struct CopyEngineSpec {
   int count = 4;                                         // engines usable by one GPU
   sim::Duration setup = sim::Duration::us(2);            // fixed cost per transfer
   sim::Bandwidth bandwidth = sim::Bandwidth::GBps(450);  // one engine's peak rate
-
-  // Time one engine needs for `bytes` alone: setup + bytes / bandwidth (rounded up once).
-  sim::Duration transfer_time(sim::Bytes bytes) const;
 };
 
 }  // namespace mgsim::models

@@ -19,8 +19,6 @@ struct NvlinkSpec {
 
   // links x link_bandwidth: the datasheet per-direction figure.
   sim::Bandwidth port_bandwidth() const;
-  // port_bandwidth x protocol_efficiency, rounded down to whole bytes per second.
-  sim::Bandwidth effective_bandwidth() const;
 };
 
 }  // namespace mgsim::models

@@ -53,16 +53,11 @@ std::int64_t SmSpec::flops_per_cycle(Dtype d) const {
 
 sim::Frequency SmSpec::clock_for(Dtype d) const { return d == Dtype::fp32 ? clock : tensor_clock; }
 
-std::int64_t SmSpec::peak_flops_per_second(Dtype d) const {
-  return flops_per_cycle(d) * count * clock_for(d).hertz();
+std::int64_t SmSpec::flops_per_second(Dtype d) const {
+  return flops_per_cycle(d) * clock_for(d).hertz();
 }
 
-sim::Duration SmSpec::compute_time(std::int64_t flops, Dtype d) const {
-  MGSIM_CHECK(flops >= 0, "negative flops {}", flops);
-  const std::int64_t rate = flops_per_cycle(d);
-  const std::int64_t cycles = (flops + rate - 1) / rate;
-  return sim::cycles_to_duration(cycles, clock_for(d));
-}
+std::int64_t SmSpec::peak_flops_per_second(Dtype d) const { return flops_per_second(d) * count; }
 
 int SmSpec::ctas_per_sm(const CtaResources& r) const {
   if (r.threads <= 0 || r.registers_per_thread < 0 || r.shared_memory.count() < 0) return 0;

@@ -56,11 +56,11 @@ struct SmSpec {
   std::int64_t flops_per_cycle(Dtype d) const;
   // The clock `d` runs at: tensor_clock for tensor-core types, clock for fp32.
   sim::Frequency clock_for(Dtype d) const;
-  // Whole-GPU dense peak in flops per second: flops_per_cycle x count x clock (exact integer).
+  // One SM's dense peak in flops per second: flops_per_cycle x clock_for (exact integer); the
+  // capacity of its tensor pipe (bf16) and FP32 pipe (fp32) in models::Gpu.
+  std::int64_t flops_per_second(Dtype d) const;
+  // Whole-GPU dense peak in flops per second: flops_per_second x count (exact integer).
   std::int64_t peak_flops_per_second(Dtype d) const;
-  // Time for one SM to execute `flops` of `d` at its peak, rounded up to whole cycles.
-  // REQUIRES: flops >= 0.
-  sim::Duration compute_time(std::int64_t flops, Dtype d) const;
   // Resident CTAs per SM for a CTA asking `r`: the smallest of the CTA-slot, thread, register
   // and shared-memory limits, as the CUDA occupancy calculator computes them (registers per
   // warp rounded up to register_alloc_unit; shared memory plus the per-CTA reservation).

@@ -1,17 +1,22 @@
 #include "models/tma.hpp"
 
+#include <algorithm>
+
 #include "sim/check.hpp"
 
 namespace mgsim::models {
 
-std::int64_t TmaSpec::messages(sim::Bytes bytes) const {
-  MGSIM_CHECK(bytes.count() >= 0, "negative bytes {}", bytes.count());
-  const std::int64_t m = max_message.count();
-  return (bytes.count() + m - 1) / m;
+sim::Duration TmaSpec::issue_time(sim::Frequency clock) const {
+  return sim::cycles_to_duration(issue_cycles, clock);
 }
 
-sim::Duration TmaSpec::message_time(sim::Bytes bytes, sim::Frequency clock) const {
-  return sim::cycles_to_duration(messages(bytes) * issue_cycles, clock);
+std::int64_t TmaSpec::bytes_in_flight(std::int64_t bytes) const {
+  MGSIM_CHECK(bytes >= 0, "negative bytes {}", bytes);
+  return std::min(bytes, max_message.count()) * messages_in_flight;
+}
+
+std::int64_t TmaSpec::max_bytes_in_flight() const {
+  return max_message.count() * messages_in_flight;
 }
 
 }  // namespace mgsim::models

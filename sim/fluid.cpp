@@ -45,6 +45,11 @@ void FluidNetwork::set_trace_track(ResourceId id, std::string process, std::stri
   r.track_thread = std::move(thread);
 }
 
+void FluidNetwork::set_trace_counter(ResourceId id, std::string name) {
+  MGSIM_CHECK(id.value < impl_->resources.size(), "resource id {} out of range", id.value);
+  impl_->resources[id.value].counter = std::move(name);
+}
+
 FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
                                 std::optional<Bandwidth> cap, std::function<void()> on_done) {
   Impl& m = *impl_;

@@ -63,6 +63,9 @@ class FluidNetwork {
   // The trace track of a resource's bandwidth counter, when its name does not say it: by default
   // "gpu0.hbm" is counter "hbm" of process "gpu0" (a name without a dot is its own process).
   void set_trace_track(ResourceId id, std::string process, std::string thread);
+  // The name of a resource's rate counter in traces, which shows its amount per second / 1e9:
+  // "GB/s" by default; "GFLOP/s" for a resource whose "bytes" are flops (an SM pipe).
+  void set_trace_counter(ResourceId id, std::string name);
 
   // Starts moving `bytes` over `path` now. `on_done` runs (as an engine event) when the last
   // byte has moved. `cap`, if set, bounds this flow's own rate (e.g. bytes in flight / latency).

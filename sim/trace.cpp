@@ -4,7 +4,8 @@
 //   {"traceEvents":[
 //     metadata "M" events: process_name / process_sort_index per process, thread_name /
 //       thread_sort_index per track, in first-seen order (pid and tid count from 1);
-//     then every slice ("X", ts + dur) and counter ("C") in the order they were recorded],
+//     then every slice ("X", ts + dur, "args" when it has any) and counter ("C") in the order
+//     they were recorded],
 //    "displayTimeUnit":"ns"}
 // Counters in Chrome traces belong to a process, not a thread, so a counter on track
 // (process, thread) is named "<thread> <name>" to keep one counter track per thread.
@@ -40,8 +41,15 @@ struct Record {
   std::uint32_t track;
   std::uint32_t name;  // index into the interned names
   std::int64_t begin_ps;
-  std::int64_t end_ps;  // slices only
-  double value;         // counters only
+  std::int64_t end_ps;                           // slices only
+  double value;                                  // counters only
+  std::uint32_t args_begin = 0, args_count = 0;  // slices: their args in Impl::args
+};
+
+struct Arg {
+  std::uint32_t name;  // interned
+  std::int64_t number;
+  std::int64_t text;  // interned text, or -1 for a number
 };
 
 // Picoseconds as microseconds with all six fractional digits.
@@ -67,6 +75,7 @@ struct ChromeTraceWriter::Impl {
   std::vector<std::string> names;
   std::unordered_map<std::string, std::uint32_t> name_ids;
   std::vector<Record> records;
+  std::vector<Arg> args;
 
   std::uint32_t intern(std::string_view name) {
     auto [it, inserted] =
@@ -95,11 +104,19 @@ TrackId ChromeTraceWriter::track(std::string_view process, std::string_view thre
   return TrackId{id};
 }
 
-void ChromeTraceWriter::slice(TrackId track, std::string_view name, Time begin, Time end) {
-  MGSIM_CHECK(track.value < impl_->tracks.size(), "unknown trace track {}", track.value);
+void ChromeTraceWriter::slice(TrackId track, std::string_view name, Time begin, Time end,
+                              std::span<const TraceArg> args) {
+  Impl& m = *impl_;
+  MGSIM_CHECK(track.value < m.tracks.size(), "unknown trace track {}", track.value);
   MGSIM_CHECK(end >= begin, "slice '{}' ends before it begins", name);
-  impl_->records.push_back(
-      Record{false, track.value, impl_->intern(name), begin.picoseconds(), end.picoseconds(), 0.0});
+  Record r{false, track.value, m.intern(name), begin.picoseconds(), end.picoseconds(), 0.0};
+  r.args_begin = static_cast<std::uint32_t>(m.args.size());
+  r.args_count = static_cast<std::uint32_t>(args.size());
+  for (const TraceArg& a : args) {
+    const std::int64_t text = a.text.empty() ? -1 : static_cast<std::int64_t>(m.intern(a.text));
+    m.args.push_back({m.intern(a.name), a.number, text});
+  }
+  m.records.push_back(r);
 }
 
 void ChromeTraceWriter::counter(TrackId track, std::string_view name, Time at, double value) {
@@ -166,7 +183,20 @@ void ChromeTraceWriter::write(std::ostream& out) const {
     } else {
       buf += ",\"dur\":";
       append_us(buf, r.end_ps - r.begin_ps);
-      buf += '}';
+      for (std::uint32_t i = 0; i < r.args_count; ++i) {
+        const Arg& a = m.args[r.args_begin + i];
+        buf += i == 0 ? ",\"args\":{\"" : ",\"";
+        append_json_escaped(buf, m.names[a.name]);
+        buf += "\":";
+        if (a.text < 0) {
+          fmt::format_to(std::back_inserter(buf), "{}", a.number);
+        } else {
+          buf += '"';
+          append_json_escaped(buf, m.names[static_cast<std::size_t>(a.text)]);
+          buf += '"';
+        }
+      }
+      buf += r.args_count > 0 ? "}}" : "}";
     }
     flush_if_big();
   }

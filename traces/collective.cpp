@@ -8,8 +8,9 @@
 
 namespace mgsim::traces {
 
-CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveKind kind,
-                             int ranks, std::int64_t bytes, std::int64_t chunk,
+CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
+                             CollectiveTransport transport, sim::Duration launch,
+                             CollectiveKind kind, int ranks, std::int64_t bytes, std::int64_t chunk,
                              std::function<void(int)> on_rank_done)
     : engine_(engine),
       transfers_(transfers),
@@ -17,11 +18,9 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers, Collecti
       n_(ranks),
       bytes_(bytes),
       chunk_(chunk),
-      on_rank_done_(std::move(on_rank_done)) {
-  if (const auto& hw = transfers_.device().hardware) {
-    launch_ = hw->launch.kernel;
-    sm_transport_ = true;
-  }
+      on_rank_done_(std::move(on_rank_done)),
+      transport_(transport),
+      launch_(transport == CollectiveTransport::sm_copies ? launch : sim::Duration::zero()) {
   MGSIM_CHECK(n_ >= 2 && bytes_ > 0 && chunk_ > 0, "collective of {} ranks, {} bytes, chunk {}", n_,
               bytes_, chunk_);
   switch (kind_) {
@@ -119,7 +118,7 @@ void CollectiveRun::issue(int r) {
     const int dst = send_peer(r, idx);
     const auto hint = static_cast<std::uint64_t>(idx / steps_);
     auto done = [this, r, idx, dst] { send_done(r, idx, dst); };
-    if (sm_transport_) {
+    if (transport_ == CollectiveTransport::sm_copies) {
       transfers_.sm_copy(r, dst, sim::Bytes(bytes), hint, std::move(done));
     } else {
       transfers_.copy(r, r, dst, sim::Bytes(bytes), hint, to_string(kind_), std::move(done));

@@ -1,10 +1,12 @@
 // One collective operation across all ranks of a world, expanded into peer copies.
 //
-// Transport, as NCCL runs a collective: with the GPU model (DeviceModel::hardware set), each
-// rank's part is a kernel: it starts launch.kernel after the rank reaches the collective, and
-// moves its sends with SMs (Transfers::sm_copy: the ld/st path's saturated peer rate, the route's
-// latency, no copy-engine setup, no engine queue). Without the GPU model (unit tests of the
-// algorithm), sends are copy-engine copies starting at once.
+// Transport, an explicit choice of the run (CollectiveTransport):
+//   - sm_copies, as NCCL runs a collective: each rank's part is a kernel: it starts launch.kernel
+//     after the rank reaches the collective, and moves its sends with SMs (Transfers::sm_copy:
+//     the ld/st path's saturated peer rate, the route's latency, no copy-engine setup, no engine
+//     queue);
+//   - copy_engines: sends are copy-engine copies (Transfers::copy) starting at once, with no
+//     kernel (host-driven copies; the unit tests of the algorithms use it).
 //
 // Ring (all_reduce, all_gather, reduce_scatter), as NCCL's ring algorithm moves data:
 //   - the buffer of `bytes` is split into n segments (bytes / n, the first bytes % n segments one
@@ -37,12 +39,16 @@
 
 namespace mgsim::traces {
 
+// How a collective's sends move (see above).
+enum class CollectiveTransport : std::uint8_t { sm_copies, copy_engines };
+
 class CollectiveRun {
  public:
-  // `on_rank_done(rank)` runs (as an engine event) when a rank's part is done.
-  // REQUIRES: ranks >= 2, bytes > 0, chunk > 0.
-  CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveKind kind, int ranks,
-                std::int64_t bytes, std::int64_t chunk, std::function<void(int)> on_rank_done);
+  // `on_rank_done(rank)` runs (as an engine event) when a rank's part is done. `launch` is the
+  // kernel launch cost of an sm_copies part. REQUIRES: ranks >= 2, bytes > 0, chunk > 0.
+  CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveTransport transport,
+                sim::Duration launch, CollectiveKind kind, int ranks, std::int64_t bytes,
+                std::int64_t chunk, std::function<void(int)> on_rank_done);
 
   // Rank `rank` reached the collective now (its part starts after the kernel launch, if any).
   void join(int rank);
@@ -86,8 +92,8 @@ class CollectiveRun {
   std::int64_t chunks_;      // chunks of the largest segment
   std::int64_t order_size_;  // chunks_ * steps_
   std::function<void(int)> on_rank_done_;
-  sim::Duration launch_;       // per rank, before its part starts (zero without the GPU model)
-  bool sm_transport_ = false;  // sends by SMs (Transfers::sm_copy) instead of copy engines
+  CollectiveTransport transport_;
+  sim::Duration launch_;  // per rank, before its part starts (zero for copy_engines)
   std::vector<Rank> ranks_;
   std::int64_t total_sends_ = 0;
   int joined_ = 0;

@@ -41,8 +41,9 @@ struct EventState {
 class Executor {
  public:
   Executor(const Schedule& s, const Env& params, sim::Engine& engine, sim::FluidNetwork& net,
-           Interconnect& fabric, const DeviceModel& device, ResourceCatalog* catalog)
-      : s_(s), engine_(engine) {
+           Interconnect& fabric, const models::HardwareSpec& hw, models::ResourceCatalog* catalog,
+           CollectiveTransport transport)
+      : s_(s), engine_(engine), hw_(hw), transport_(transport) {
     Env base = params;
     base.resize(static_cast<std::size_t>(s.slot_count), 0);
     world_ = fabric.gpu_count();
@@ -54,15 +55,11 @@ class Executor {
       world_ = static_cast<int>(w);
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
-    transfers_ = std::make_unique<Transfers>(engine, net, fabric, device, world_, catalog);
-    if (!s.kernels.kernels.empty()) {
-      if (!device.hardware)
-        throw sim::ConfigError(s.kernels.kernels.front().where,
-                               "kernels need a GPU model (a hardware preset), and none was given");
-      num_sms_ = device.hardware->sm.count;
-      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, *transfers_,
-                                                *device.hardware, world_, catalog);
-    }
+    gpus_.reserve(static_cast<std::size_t>(world_));
+    for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
+    transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
+    if (!s.kernels.kernels.empty())
+      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_);
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
       for (std::size_t d = 0; d < s.streams.size(); ++d) {
@@ -191,7 +188,7 @@ class Executor {
     auto it = collectives_.find(key);
     if (it == collectives_.end()) {
       auto run = std::make_unique<CollectiveRun>(
-          engine_, *transfers_, c.kind, world_, bytes, chunk,
+          engine_, *transfers_, transport_, hw_.launch.kernel, c.kind, world_, bytes, chunk,
           [this, key](int rank) { collective_rank_done(key, rank); });
       collective_order_.push_back(
           {run.get(), s_.streams[static_cast<std::size_t>(st.def)].name, c.dtype});
@@ -218,7 +215,7 @@ class Executor {
     const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(launch.kernel)];
     Env env(static_cast<std::size_t>(k.slot_count), 0);
     std::copy_n(st.env.begin(), s_.world_slot + 1, env.begin());
-    env[static_cast<std::size_t>(k.num_sms_slot)] = num_sms_;
+    env[static_cast<std::size_t>(k.num_sms_slot)] = hw_.sm.count;
     for (std::size_t a = 0; a < k.args.size(); ++a) {
       const auto bound = std::find_if(launch.args.begin(), launch.args.end(), [&](const auto& b) {
         return b.first == static_cast<int>(a);
@@ -228,9 +225,11 @@ class Executor {
                                                           : k.args[a].default_value.eval(env);
     }
     began_[static_cast<std::size_t>(i)] = engine_.now();
-    st.launch = kernels_->launch(st.rank, launch.kernel, std::move(env), [this, i] {
+    // The launch's slice is named by its kernel.
+    const std::string_view name = k.name;
+    st.launch = kernels_->launch(st.rank, launch.kernel, std::move(env), [this, i, name] {
       streams_[static_cast<std::size_t>(i)].launch = -1;
-      op_done(i, "launch");
+      op_done(i, name);
     });
     return false;
   }
@@ -267,7 +266,8 @@ class Executor {
     engine_.schedule_in(d, [this, i, label] { op_done(i, label); });
   }
 
-  void op_done(int i, const char* label) {
+  // `label` names the op's slice on the stream's track; it must outlive the run.
+  void op_done(int i, std::string_view label) {
     trace_slice(i, label);
     advance(i);
   }
@@ -293,10 +293,12 @@ class Executor {
 
   const Schedule& s_;
   sim::Engine& engine_;
+  const models::HardwareSpec& hw_;
+  CollectiveTransport transport_;
   int world_ = 0;
+  std::vector<models::Gpu> gpus_;  // by rank
   std::unique_ptr<Transfers> transfers_;
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
-  int num_sms_ = 0;                        // SMs per GPU, bound as `num_sms` in kernels
   std::vector<StreamRun> streams_;
   std::vector<sim::Time> began_;  // per stream: when its current op began
   std::map<EventKey, EventState> events_;
@@ -309,9 +311,10 @@ class Executor {
 }  // namespace
 
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
-                  sim::FluidNetwork& net, Interconnect& fabric, const DeviceModel& device,
-                  ResourceCatalog* catalog) {
-  Executor ex(schedule, params, engine, net, fabric, device, catalog);
+                  sim::FluidNetwork& net, Interconnect& fabric,
+                  const models::HardwareSpec& hardware, models::ResourceCatalog* catalog,
+                  CollectiveTransport transport) {
+  Executor ex(schedule, params, engine, net, fabric, hardware, catalog, transport);
   return ex.run();
 }
 

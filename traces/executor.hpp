@@ -20,10 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware_spec.hpp"
+#include "models/resource_catalog.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "sim/units.hpp"
-#include "traces/resource_catalog.hpp"
+#include "traces/collective.hpp"
 #include "traces/schedule.hpp"
 #include "traces/transfers.hpp"
 
@@ -63,12 +65,14 @@ struct RunResult {
   std::uint64_t events = 0;
 };
 
-// `params` from param_values(). The world is the schedule's `world` or the fabric's GPU count.
+// `params` from param_values(). The world is the schedule's `world` or the fabric's GPU count;
+// every rank's GPU is a models::Gpu of `hardware`. `transport` moves the collectives' bytes.
 // REQUIRES: net uses `engine`; the fabric's resources live in `net`.
-// `catalog`, if given, gets every resource the run creates (copy engines, HBM, peer in/out, and
-// whatever the kernels add), for the roofline (roofline.hpp); it must outlive the call only.
+// `catalog`, if given, gets every resource the run creates (models/gpu.hpp lists them), for the
+// roofline (roofline.hpp); it must outlive the call only.
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
-                  sim::FluidNetwork& net, Interconnect& fabric, const DeviceModel& device,
-                  ResourceCatalog* catalog = nullptr);
+                  sim::FluidNetwork& net, Interconnect& fabric,
+                  const models::HardwareSpec& hardware, models::ResourceCatalog* catalog = nullptr,
+                  CollectiveTransport transport = CollectiveTransport::sm_copies);
 
 }  // namespace mgsim::traces

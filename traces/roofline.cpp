@@ -17,11 +17,11 @@ double Roofline::fraction() const {
   return static_cast<double>(bound.picoseconds()) / static_cast<double>(elapsed.picoseconds());
 }
 
-Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net,
+Roofline compute_roofline(const models::ResourceCatalog& catalog, sim::FluidNetwork& net,
                           sim::Duration elapsed) {
   std::vector<UnitTerm> terms;
   std::map<std::string, std::size_t> index;
-  for (const CatalogEntry& e : catalog.entries()) {
+  for (const models::CatalogEntry& e : catalog.entries()) {
     auto [it, fresh] = index.emplace(e.group, terms.size());
     if (fresh) {
       UnitTerm t;

@@ -32,13 +32,13 @@
 
 #include "sim/fluid.hpp"
 #include "sim/units.hpp"
-#include "traces/resource_catalog.hpp"
+#include "models/resource_catalog.hpp"
 
 namespace mgsim::traces {
 
 struct UnitTerm {
   std::string group;
-  UnitKind kind = UnitKind::hbm;
+  models::UnitKind kind = models::UnitKind::hbm;
   int gpu = -1;
   int resources = 0;          // how many fluid resources form the group
   std::int64_t amount = 0;    // bytes carried (flops for tensor pipes)
@@ -59,7 +59,7 @@ struct Roofline {
 
 // Builds the roofline from what `net` carried up to now. `elapsed` is the predicted time of the
 // run (the RunResult's end). REQUIRES: every entry of `catalog` is a resource of `net`.
-Roofline compute_roofline(const ResourceCatalog& catalog, sim::FluidNetwork& net,
+Roofline compute_roofline(const models::ResourceCatalog& catalog, sim::FluidNetwork& net,
                           sim::Duration elapsed);
 
 }  // namespace mgsim::traces

@@ -9,7 +9,7 @@
 namespace mgsim::traces {
 namespace {
 
-bool is_flops(const UnitTerm& t) { return measure_of(t.kind) == Measure::flops; }
+bool is_flops(const UnitTerm& t) { return measure_of(t.kind) == models::Measure::flops; }
 
 std::string amount_text(const UnitTerm& t) {
   return fmt::format("{} {}", t.amount, is_flops(t) ? "flop" : "B");

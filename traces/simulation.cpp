@@ -8,15 +8,13 @@
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "topologies/fabric.hpp"
+#include "traces/fabric_catalog.hpp"
 #include "traces/fabric_interconnect.hpp"
-#include "traces/resource_catalog.hpp"
 
 namespace mgsim::traces {
 
 Machine::Machine(topologies::Topology topology, models::HardwareSpec hardware)
-    : topology_(std::move(topology)),
-      hardware_(std::move(hardware)),
-      device_(device_model(hardware_)) {}
+    : topology_(std::move(topology)), hardware_(std::move(hardware)) {}
 
 Machine Machine::load(const std::string& topology,
                       const std::map<std::string, std::int64_t>& topology_params,
@@ -33,10 +31,10 @@ Result simulate(const Schedule& schedule, const Env& params, const Machine& mach
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(machine.topology(), net);
   FabricInterconnect interconnect(fabric);
-  ResourceCatalog catalog;
+  models::ResourceCatalog catalog;
   register_fabric(catalog, fabric, machine.topology());
   Result out;
-  out.run = execute(schedule, params, engine, net, interconnect, machine.device(), &catalog);
+  out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog);
   out.roofline = compute_roofline(catalog, net, out.run.end.since_start());
   return out;
 }

@@ -41,12 +41,10 @@ class Machine {
 
   const topologies::Topology& topology() const { return topology_; }
   const models::HardwareSpec& hardware() const { return hardware_; }
-  const DeviceModel& device() const { return device_; }
 
  private:
   topologies::Topology topology_;
   models::HardwareSpec hardware_;
-  DeviceModel device_;  // what the executor reads of the hardware, derived once
 };
 
 struct Result {

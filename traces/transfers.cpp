@@ -5,60 +5,39 @@
 #include <fmt/format.h>
 
 #include "sim/check.hpp"
+#include "sim/trace.hpp"
 
 namespace mgsim::traces {
 
 Transfers::Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& fabric,
-                     const DeviceModel& device, int gpus, ResourceCatalog* catalog)
-    : engine_(engine), net_(net), fabric_(fabric), device_(device) {
-  MGSIM_CHECK(device.copy_engines > 0, "a GPU needs at least one copy engine");
-  gpus_.resize(static_cast<std::size_t>(gpus));
-  for (int g = 0; g < gpus; ++g) {
-    Gpu& gpu = gpus_[static_cast<std::size_t>(g)];
-    for (int e = 0; e < device.copy_engines; ++e)
-      gpu.engines.push_back(
-          net.add_resource(fmt::format("gpu{}.ce{}", g, e), device.copy_engine_bandwidth));
-    gpu.busy.assign(gpu.engines.size(), false);
-    gpu.hbm = net.add_resource(fmt::format("gpu{}.hbm", g), device.hbm_bandwidth);
-    if (device.peer_copy_cap) {
-      gpu.peer_out = net.add_resource(fmt::format("gpu{}.peer.out", g), *device.peer_copy_cap);
-      gpu.peer_in = net.add_resource(fmt::format("gpu{}.peer.in", g), *device.peer_copy_cap);
-    }
-    if (catalog) {
-      for (const sim::ResourceId ce : gpu.engines)
-        catalog->add(ce, UnitKind::copy_engine, g, gpu_group(g, "copy_engine"));
-      catalog->add(gpu.hbm, UnitKind::hbm, g, gpu_group(g, "hbm"));
-      if (gpu.peer_out)
-        catalog->add(*gpu.peer_out, UnitKind::peer_out, g, gpu_group(g, "peer.out"));
-      if (gpu.peer_in) catalog->add(*gpu.peer_in, UnitKind::peer_in, g, gpu_group(g, "peer.in"));
-    }
-  }
+                     std::span<models::Gpu> gpus)
+    : engine_(engine), net_(net), fabric_(fabric), gpus_(gpus), queues_(gpus.size()) {
+  for (std::size_t g = 0; g < gpus.size(); ++g)
+    queues_[g].busy.assign(gpus[g].copy_engines().size(), false);
 }
 
 void Transfers::copy(int owner, int src, int dst, sim::Bytes bytes, std::uint64_t hint,
                      std::string_view label, std::function<void()> done) {
   MGSIM_CHECK(bytes.count() > 0, "copy of {} bytes", bytes.count());
-  Gpu& gpu = gpus_[static_cast<std::size_t>(owner)];
+  Queue& queue = queues_[static_cast<std::size_t>(owner)];
   Request req{src, dst, bytes, hint, label, std::move(done)};
-  for (std::size_t e = 0; e < gpu.busy.size(); ++e) {
-    if (!gpu.busy[e]) return start(owner, static_cast<int>(e), std::move(req));
+  for (std::size_t e = 0; e < queue.busy.size(); ++e) {
+    if (!queue.busy[e]) return start(owner, static_cast<int>(e), std::move(req));
   }
-  gpu.waiting.push_back(std::move(req));
+  queue.waiting.push_back(std::move(req));
 }
 
 void Transfers::start(int owner, int engine_index, Request req) {
-  Gpu& gpu = gpus_[static_cast<std::size_t>(owner)];
-  gpu.busy[static_cast<std::size_t>(engine_index)] = true;
+  queues_[static_cast<std::size_t>(owner)].busy[static_cast<std::size_t>(engine_index)] = true;
+  const models::HardwareSpec& spec = gpu(owner).spec();
   const sim::Time began = engine_.now();
   const bool local = req.src == req.dst;
   PeerRoute route{};
   if (!local) route = fabric_.route(req.src, req.dst, req.hint);
-  const sim::Duration wait =
-      device_.copy_engine_setup + (local ? device_.hbm_latency : route.latency);
+  const sim::Duration wait = spec.copy_engine.setup + (local ? spec.hbm.latency : route.latency);
   engine_.schedule_in(wait, [this, owner, engine_index, req = std::move(req), route, local,
                              began]() mutable {
-    Gpu& g = gpus_[static_cast<std::size_t>(owner)];
-    const sim::ResourceId ce = g.engines[static_cast<std::size_t>(engine_index)];
+    const sim::ResourceId ce = gpu(owner).copy_engines()[static_cast<std::size_t>(engine_index)];
     // Runs when every flow of this copy has finished.
     auto finish = [this, owner, engine_index, began, label = req.label,
                    done = std::move(req.done)]() {
@@ -72,7 +51,7 @@ void Transfers::start(int owner, int engine_index, Request req) {
       done();
     };
     if (local) {
-      const sim::ResourceId hbm = gpus_[static_cast<std::size_t>(req.src)].hbm;
+      const sim::ResourceId hbm = gpu(req.src).hbm();
       auto pending = std::make_shared<int>(2);
       auto shared_finish = std::make_shared<decltype(finish)>(std::move(finish));
       auto one_done = [pending, shared_finish]() {
@@ -81,43 +60,45 @@ void Transfers::start(int owner, int engine_index, Request req) {
       const sim::ResourceId write_path[] = {ce, hbm};
       const sim::ResourceId read_path[] = {hbm};
       net_.start_flow(write_path, req.bytes, std::nullopt, one_done);
-      net_.start_flow(read_path, req.bytes, device_.copy_engine_bandwidth, one_done);
+      net_.start_flow(read_path, req.bytes, gpu(owner).spec().copy_engine.bandwidth, one_done);
       return;
     }
     path_.clear();
     path_.push_back(ce);
-    path_.insert(path_.end(), route.resources.begin(), route.resources.end());
-    if (const auto& out = gpus_[static_cast<std::size_t>(req.src)].peer_out) path_.push_back(*out);
-    if (const auto& in = gpus_[static_cast<std::size_t>(req.dst)].peer_in) path_.push_back(*in);
+    append_peer_path(route, req.src, req.dst);
     net_.start_flow(path_, req.bytes, std::nullopt, std::move(finish));
   });
 }
 
 void Transfers::sm_copy(int src, int dst, sim::Bytes bytes, std::uint64_t hint,
                         std::function<void()> done) {
-  MGSIM_CHECK(device_.hardware != nullptr, "an SM-driven copy needs the GPU model");
   MGSIM_CHECK(bytes.count() > 0 && src != dst, "SM copy of {} bytes from {} to {}", bytes.count(),
               src, dst);
   const PeerRoute route = fabric_.route(src, dst, hint);
-  const sim::Bandwidth cap = models::peer_bandwidth(*device_.hardware, models::PeerPath::ldst);
+  const sim::Bandwidth cap = models::peer_bandwidth(gpu(src).spec(), models::PeerPath::ldst);
   engine_.schedule_in(route.latency,
                       [this, src, dst, bytes, route, cap, done = std::move(done)]() mutable {
                         path_.clear();
-                        path_.insert(path_.end(), route.resources.begin(), route.resources.end());
-                        if (const auto& out = gpus_[static_cast<std::size_t>(src)].peer_out)
-                          path_.push_back(*out);
-                        if (const auto& in = gpus_[static_cast<std::size_t>(dst)].peer_in)
-                          path_.push_back(*in);
+                        append_peer_path(route, src, dst);
                         net_.start_flow(path_, bytes, cap, std::move(done));
                       });
 }
 
+void Transfers::append_peer_path(const PeerRoute& route, int src, int dst) {
+  path_.insert(path_.end(), route.resources.begin(), route.resources.end());
+  if (const auto out =
+          gpu(src).peer_port(models::PeerPath::copy_engine, models::PortDirection::out))
+    path_.push_back(*out);
+  if (const auto in = gpu(dst).peer_port(models::PeerPath::copy_engine, models::PortDirection::in))
+    path_.push_back(*in);
+}
+
 void Transfers::release(int owner, int engine_index) {
-  Gpu& gpu = gpus_[static_cast<std::size_t>(owner)];
-  gpu.busy[static_cast<std::size_t>(engine_index)] = false;
-  if (gpu.waiting.empty()) return;
-  Request next = std::move(gpu.waiting.front());
-  gpu.waiting.pop_front();
+  Queue& queue = queues_[static_cast<std::size_t>(owner)];
+  queue.busy[static_cast<std::size_t>(engine_index)] = false;
+  if (queue.waiting.empty()) return;
+  Request next = std::move(queue.waiting.front());
+  queue.waiting.pop_front();
   start(owner, engine_index, std::move(next));
 }
 

@@ -1,17 +1,19 @@
 // Copy-engine transfers: how the host-level ops of a schedule move bytes (memcpy and the peer
 // copies collectives expand into).
 //
-// Model (one GPU per rank):
-//   - Each GPU has `copy_engines` engines; a transfer holds one engine from the moment it gets it
+// Model (one GPU per rank, its resources owned by models::Gpu):
+//   - Each GPU has copy_engine.count engines; a transfer holds one engine from the moment it gets
+//   it
 //     until its last byte has moved. Transfers wait for a free engine in FIFO order (the lowest
 //     free engine index is taken, so runs are deterministic).
-//   - After taking an engine a transfer waits `copy_engine_setup` plus the path latency (the
+//   - After taking an engine a transfer waits copy_engine.setup plus the path latency (the
 //     route's latency for a peer copy, the HBM latency for a local one), then its bytes flow.
-//   - A peer copy is one fluid flow over [engine, route resources...]; each engine is a resource of
-//     `copy_engine_bandwidth`, so an engine's rate caps its copy and the fabric shares the links;
-//     with `peer_copy_cap` set, every GPU also gets an outgoing and an incoming "peer" resource
-//     of that capacity which all its peer copies cross (NVLink protocol efficiency: the topology's
-//     trunks carry raw bandwidth, and the efficiency bounds the aggregate, not each copy alone).
+//   - A peer copy is one fluid flow over [engine, route resources..., the source's peer.out, the
+//     destination's peer.in]; each engine is a resource of copy_engine.bandwidth, so an engine's
+//     rate caps its copy and the fabric shares the links; the peer ports
+//     (models::peer_bandwidth(spec, copy_engine), absent on a GPU without NVLink) are the NVLink
+//     protocol efficiency: the topology's trunks carry raw bandwidth, and the efficiency bounds
+//     the aggregate, not each copy alone.
 //   - A local copy (src == dst) reads and writes the same HBM: two flows of `bytes` each, a write
 //     flow over [engine, hbm] and a read flow over [hbm] capped at the engine's bandwidth; it is
 //     done when both are.
@@ -27,36 +29,17 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "models/hardware_spec.hpp"
+#include "models/gpu.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
-#include "sim/trace.hpp"
 #include "sim/units.hpp"
-#include "traces/resource_catalog.hpp"
 
 namespace mgsim::traces {
-
-// What the executor needs of the GPUs: the copy-engine and HBM parameters.
-struct DeviceModel {
-  int copy_engines = 1;
-  sim::Bandwidth copy_engine_bandwidth;
-  sim::Duration copy_engine_setup;
-  sim::Bandwidth hbm_bandwidth;
-  sim::Duration hbm_latency;
-  // What a GPU's copy engines achieve over NVLink after protocol overheads, per direction, all
-  // engines together (the topology's links carry raw bandwidth). Unset: no such limit.
-  std::optional<sim::Bandwidth> peer_copy_cap;
-  // The whole GPU model, for kernels (traces/kernel_exec.hpp); unset: a schedule with kernels is
-  // an error.
-  std::shared_ptr<const models::HardwareSpec> hardware = nullptr;
-};
 
 struct PeerRoute {
   std::span<const sim::ResourceId> resources;
@@ -75,11 +58,9 @@ class Interconnect {
 
 class Transfers {
  public:
-  // Adds one resource per copy engine and one HBM resource per GPU of [0, gpus) to `net`, and
-  // registers each in `catalog` when one is given (groups "gpuN.copy_engine", "gpuN.hbm",
-  // "gpuN.peer.out", "gpuN.peer.in").
+  // `gpus[r]` is rank r's GPU, its resources in `net`; `gpus` must outlive the Transfers.
   Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& fabric,
-            const DeviceModel& device, int gpus, ResourceCatalog* catalog = nullptr);
+            std::span<models::Gpu> gpus);
 
   // Copies `bytes` from GPU `src` to GPU `dst` with an engine of GPU `owner`; `done` runs when
   // the last byte has moved. `label` names the slice on the engine's trace track.
@@ -88,11 +69,8 @@ class Transfers {
             std::string_view label, std::function<void()> done);
 
   // Copies `bytes` from GPU `src` to GPU `dst` with SMs (ld/st), as above; `done` runs when the
-  // last byte has landed. REQUIRES: device().hardware is set, bytes > 0, src != dst.
+  // last byte has landed. REQUIRES: bytes > 0, src != dst.
   void sm_copy(int src, int dst, sim::Bytes bytes, std::uint64_t hint, std::function<void()> done);
-
-  sim::ResourceId hbm(int gpu) const { return gpus_[static_cast<std::size_t>(gpu)].hbm; }
-  const DeviceModel& device() const { return device_; }
 
  private:
   struct Request {
@@ -102,22 +80,24 @@ class Transfers {
     std::string_view label;
     std::function<void()> done;
   };
-  struct Gpu {
-    std::vector<sim::ResourceId> engines;
-    std::vector<bool> busy;
+  // One GPU's copy engines in use and the copies waiting for one.
+  struct Queue {
+    std::vector<bool> busy;  // by engine index
     std::deque<Request> waiting;
-    sim::ResourceId hbm;
-    std::optional<sim::ResourceId> peer_out, peer_in;
   };
 
   void start(int owner, int engine_index, Request req);
   void release(int owner, int engine_index);
+  models::Gpu& gpu(int rank) const { return gpus_[static_cast<std::size_t>(rank)]; }
+  // Appends [route..., src's peer.out, dst's peer.in] to path_: the copy engines' NVLink ports,
+  // which SM-driven copies cross too (their own rate is a cap on the flow).
+  void append_peer_path(const PeerRoute& route, int src, int dst);
 
   sim::Engine& engine_;
   sim::FluidNetwork& net_;
   Interconnect& fabric_;
-  DeviceModel device_;
-  std::vector<Gpu> gpus_;
+  std::span<models::Gpu> gpus_;
+  std::vector<Queue> queues_;
   std::vector<sim::ResourceId> path_;  // scratch, reused for every flow
 };
 

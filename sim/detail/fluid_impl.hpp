@@ -72,6 +72,7 @@ struct Resource {
   // Tracing.
   TraceSink* sink = nullptr;
   std::string track_process, track_thread;  // empty: split from the name
+  std::string counter = "GB/s";             // the rate counter's name
   TrackId track;
   double traced_rate = 0.0;
   // Solver scratch.

@@ -242,7 +242,7 @@ void FluidNetwork::Impl::solve() {
                       : sink->track(name.substr(0, dot), name.substr(dot + 1));
         r.sink = sink;
       }
-      sink->counter(r.track, "GB/s", engine.now(), sum / 1e9);
+      sink->counter(r.track, r.counter, engine.now(), sum / 1e9);
       r.traced_rate = sum;
     }
   }

@@ -41,15 +41,14 @@ TEST_CASE("register allocation rounds up per warp", "[models][sm]") {
   CHECK(sm.ctas_per_sm({256, 33, Bytes(0)}) == 6);
 }
 
-TEST_CASE("compute time rounds up to whole cycles at the dtype's clock", "[models][sm]") {
+TEST_CASE("an SM's pipe rates run at the dtype's clock", "[models][sm]") {
   const SmSpec sm = hopper_sm();
-  // 4096 * 1000 bf16 flops = 1000 cycles at 1.83 GHz = 1e15 / 1.83e9 ps = 546448.09 -> 546449 ps.
-  CHECK(sm.compute_time(4096 * 1000, Dtype::bf16) == Duration::ps(546'449));
-  // One flop still takes a whole cycle: 1e12 / 1.83e9 = 546.45 -> 547 ps.
-  CHECK(sm.compute_time(1, Dtype::bf16) == Duration::ps(547));
-  // fp32 runs at the 1.98 GHz clock: 256 * 990 flops = 990 cycles = 990e12 / 1.98e9 = 500000 ps.
-  CHECK(sm.compute_time(256 * 990, Dtype::fp32) == Duration::ps(500'000));
-  CHECK(sm.compute_time(0, Dtype::fp8) == Duration::zero());
+  // bf16: 4096 flops/cycle at the 1.83 GHz tensor clock = 7.49568e15 flops/s per SM.
+  CHECK(sm.flops_per_second(Dtype::bf16) == 7'495'680'000'000);
+  // fp32: 256 flops/cycle at the 1.98 GHz SM clock = 5.0688e11 flops/s per SM.
+  CHECK(sm.flops_per_second(Dtype::fp32) == 506'880'000'000);
+  // The whole GPU: 132 SMs x 7.49568e15 = 9.8942976e17.
+  CHECK(sm.peak_flops_per_second(Dtype::bf16) == 132 * sm.flops_per_second(Dtype::bf16));
 }
 
 TEST_CASE("dtype names round-trip", "[models][sm]") {
@@ -62,15 +61,16 @@ TEST_CASE("dtype names round-trip", "[models][sm]") {
   CHECK_FALSE(parse_dtype("int8", unused));
 }
 
-TEST_CASE("TMA: messages and issue time", "[models][tma]") {
-  TmaSpec tma;  // 227 KiB messages, 64 cycles each
-  // 300 KiB needs ceil(300/227) = 2 messages; 1 byte needs 1; 227 KiB exactly needs 1.
-  CHECK(tma.messages(Bytes::KiB(300)) == 2);
-  CHECK(tma.messages(Bytes(1)) == 1);
-  CHECK(tma.messages(Bytes::KiB(227)) == 1);
-  CHECK(tma.messages(Bytes(0)) == 0);
-  // 2 messages x 64 cycles = 128 cycles at 1.98 GHz = 128e12 / 1.98e9 = 64646.46 -> 64647 ps.
-  CHECK(tma.message_time(Bytes::KiB(300), sim::Frequency::mhz(1980)) == Duration::ps(64'647));
+TEST_CASE("TMA: one issue per op, messages in flight", "[models][tma]") {
+  TmaSpec tma;  // 227 KiB messages, 64 cycles to issue, 32 in flight
+  // One op pays one issue whatever its size: 64 cycles at 1.98 GHz = 64e12 / 1.98e9 = 32323.23
+  // -> 32324 ps.
+  CHECK(tma.issue_time(sim::Frequency::mhz(1980)) == Duration::ps(32'324));
+  // An op smaller than a message keeps 32 of its own size in flight; a larger one 32 whole
+  // messages of 227 KiB = 232448 B each.
+  CHECK(tma.bytes_in_flight(1000) == 32'000);
+  CHECK(tma.bytes_in_flight(Bytes::KiB(300).count()) == 32 * 232'448);
+  CHECK(tma.max_bytes_in_flight() == 32 * 232'448);
 }
 
 TEST_CASE("ld/st moves whole sectors", "[models][ldst]") {
@@ -91,22 +91,12 @@ TEST_CASE("L2 hit fraction: all of a fitting working set, the resident share bey
   CHECK(l2.hit_fraction(Bytes(100'000'000)) == Approx(0.5));
 }
 
-TEST_CASE("copy engine: setup then bytes at the engine rate", "[models][copy_engine]") {
-  CopyEngineSpec ce;
-  ce.setup = Duration::us(2);
-  ce.bandwidth = sim::Bandwidth::GBps(400);
-  // 4 KB at 400 GB/s = 4000 / 400e9 s = 10 ns: a few-KB copy is dominated by the 2 us setup.
-  CHECK(ce.transfer_time(Bytes(4'000)) == Duration::us(2) + Duration::ns(10));
-}
-
-TEST_CASE("NVLink port: links x per-link rate, then protocol efficiency", "[models][nvlink]") {
+TEST_CASE("NVLink port: links x per-link rate", "[models][nvlink]") {
   NvlinkSpec nvl;
   nvl.links = 18;
   nvl.link_bandwidth = sim::Bandwidth::GBps(25);
-  nvl.protocol_efficiency = 0.5;
-  // 18 x 25 GB/s = 450 GB/s per direction; half of it carries data.
+  // 18 x 25 GB/s = 450 GB/s per direction.
   CHECK(nvl.port_bandwidth() == sim::Bandwidth::GBps(450));
-  CHECK(nvl.effective_bandwidth() == sim::Bandwidth::bytes_per_second(225'000'000'000));
 }
 
 }  // namespace

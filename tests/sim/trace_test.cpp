@@ -107,3 +107,17 @@ TEST_CASE("chrome trace: a slice ending before it begins is an internal error") 
   CHECK_THROWS_AS(w.slice(t, "bad", Time::from_ps(5), Time::from_ps(4)), InternalError);
   CHECK_THROWS_AS(w.counter(TrackId{42}, "x", Time::zero(), 1.0), InternalError);
 }
+
+TEST_CASE("chrome trace: a slice's args are an object after its duration, in the order given") {
+  ChromeTraceWriter w;
+  const TrackId t = w.track("gpu0", "sm000 k.r");
+  const TraceArg args[] = {{"op", 0, "load"}, {"bytes", 1'000'000, {}}, {"peer", 1, {}}};
+  w.slice(t, "load", Time::from_ps(0), Time::from_ps(1'000'000), args);
+  w.slice(t, "mma", Time::from_ps(1'000'000), Time::from_ps(2'000'000));
+  std::ostringstream out;
+  w.write(out);
+  CHECK(contains(out.str(), R"("dur":1.000000,"args":{"op":"load","bytes":1000000,"peer":1}})"));
+  // Without args, no "args" object.
+  CHECK(contains(out.str(),
+                 R"("name":"mma","ph":"X","pid":1,"tid":1,"ts":1.000000,"dur":1.000000})"));
+}

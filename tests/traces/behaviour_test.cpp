@@ -37,7 +37,7 @@ Result run_example(const std::string& relative, const Defines& d = {}) {
 std::int64_t nvlink_out_bytes(const Roofline& r) {
   std::int64_t sum = 0;
   for (const UnitTerm& t : r.terms)
-    if (t.kind == UnitKind::nvlink_out) sum += t.amount;
+    if (t.kind == models::UnitKind::nvlink_out) sum += t.amount;
   return sum;
 }
 
@@ -146,7 +146,7 @@ TEST_CASE(
   auto tensor_flops = [](const Roofline& r) {
     std::int64_t sum = 0;
     for (const UnitTerm& t : r.terms)
-      if (t.kind == UnitKind::tensor_pipe) sum += t.amount;
+      if (t.kind == models::UnitKind::tensor_pipe) sum += t.amount;
     return sum;
   };
   const std::int64_t flops = std::int64_t{2} * 16384 * 4096 * 4096 * 8;

@@ -1,4 +1,4 @@
-// Collectives as NCCL runs them (traces/collective.hpp): with the GPU model, each rank's part is
+// Collectives as NCCL runs them (traces/collective.hpp, transport sm_copies): each rank's part is
 // a kernel (one launch.kernel after the rank reaches it) whose sends are SM-driven peer copies
 // at the ld/st path's saturated peer rate, with no copy-engine setup.
 #include <string>
@@ -26,12 +26,11 @@ streams:
 )";
   const Schedule s = load_schedule(sim::Node::load_string(text, "ag.yaml"));
   const models::HardwareSpec hw = models::load_hardware("h200");
-  const DeviceModel device = device_model(hw);
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(topologies::load_topology("hgx-h200-8"), net);
   FabricInterconnect interconnect(fabric);
-  const RunResult r = execute(s, param_values(s, {}), engine, net, interconnect, device);
+  const RunResult r = execute(s, param_values(s, {}), engine, net, interconnect, hw);
   REQUIRE(r.blocked.empty());
   // Each rank sends its 64 MiB segment to the other (one ring step), both directions at once
   // on separate link directions. The flow's cap is peer_bandwidth(ldst) = 450 GB/s x NVLink

@@ -17,19 +17,29 @@ namespace {
 using mgsim::test::Crossbar;
 using mgsim::testing::error_of;
 
-// Copy engines of 50 GB/s with 2 us setup; HBM 1000 GB/s with 500 ns latency.
-DeviceModel device(int engines, sim::Bandwidth ce = sim::Bandwidth::GBps(50)) {
-  return {engines,     ce, sim::Duration::us(2), sim::Bandwidth::GBps(1000), sim::Duration::ns(500),
-          std::nullopt};
+// Copy engines of 50 GB/s with 2 us setup; HBM 1000 GB/s with 500 ns latency; no NVLink, so no
+// peer-copy limit beyond the crossbar's ports.
+models::HardwareSpec device(int engines, sim::Bandwidth ce = sim::Bandwidth::GBps(50)) {
+  models::HardwareSpec hw;
+  hw.copy_engine.count = engines;
+  hw.copy_engine.bandwidth = ce;
+  hw.copy_engine.setup = sim::Duration::us(2);
+  hw.hbm.bandwidth = sim::Bandwidth::GBps(1000);
+  hw.hbm.latency = sim::Duration::ns(500);
+  hw.nvlink.links = 0;
+  return hw;
 }
 
-RunResult run(const std::string& text, int gpus, const DeviceModel& dev,
+// Collectives move their bytes with copy engines here: these tests check the algorithms' send
+// order and pipelining, whose arithmetic the engines' queue makes easy.
+RunResult run(const std::string& text, int gpus, const models::HardwareSpec& dev,
               const std::vector<std::pair<std::string, std::string>>& overrides = {}) {
   const Schedule s = load_schedule(sim::Node::load_string(text, "t.yaml"));
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   Crossbar fabric(net, gpus);
-  return execute(s, param_values(s, overrides), engine, net, fabric, dev);
+  return execute(s, param_values(s, overrides), engine, net, fabric, dev, nullptr,
+                 CollectiveTransport::copy_engines);
 }
 
 std::int64_t end_of(const RunResult& r, int rank, const std::string& stream) {
@@ -56,8 +66,11 @@ streams:
 }
 
 TEST_CASE("the peer-copy limit (NVLink protocol efficiency) applies below the engine's rate") {
-  DeviceModel dev = device(1);
-  dev.peer_copy_cap = sim::Bandwidth::GBps(25);
+  // One 25 GB/s NVLink link at full protocol efficiency: peer_bandwidth(copy_engine) = 25 GB/s.
+  models::HardwareSpec dev = device(1);
+  dev.nvlink.links = 1;
+  dev.nvlink.link_bandwidth = sim::Bandwidth::GBps(25);
+  dev.nvlink.protocol_efficiency = 1.0;
   const auto r =
       run("world: 2\nstreams: [{name: s, if: rank == 0, ops: [{memcpy: {bytes: 1GB, "
           "dst: 1}}]}]\n",

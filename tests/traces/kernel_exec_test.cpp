@@ -1,6 +1,8 @@
 // Kernel execution on the toy machine of kernel_fixture.hpp: every expected picosecond count is
 // derived in a comment before its assertion.
 #include <algorithm>
+#include <set>
+#include <span>
 
 #include <catch2/catch.hpp>
 
@@ -98,14 +100,12 @@ TEST_CASE("a load's working set decides how much of it hits the L2") {
 
 TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer rate") {
   auto device = [](double reduce_efficiency, std::int64_t reduction_gbps) {
-    traces::DeviceModel d = toy_device();
-    auto hw = std::make_shared<models::HardwareSpec>(*d.hardware);
-    hw->tma.reduce_efficiency = reduce_efficiency;
-    hw->l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
-    d.hardware = hw;
-    return d;
+    models::HardwareSpec hw = toy_device();
+    hw.tma.reduce_efficiency = reduce_efficiency;
+    hw.l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
+    return hw;
   };
-  auto store = [](const std::string& fields, int world, const traces::DeviceModel& d) {
+  auto store = [](const std::string& fields, int world, const models::HardwareSpec& d) {
     return stream_end(
         run_kernels(one_kernel("1",
                                "      - {name: s, if: rank == 0, ops: [{store: {bytes: 1000000" +
@@ -258,19 +258,31 @@ streams:
 }
 
 namespace {
-// Records slices as "process/thread name begin end" lines.
+// Records slices as "process/thread name begin end" lines, their args as "name=value ..."
+// lines (one per slice, in the same order), and counters' names.
 class Recorder final : public sim::TraceSink {
  public:
   sim::TrackId track(std::string_view process, std::string_view thread) override {
     names_.push_back(std::string(process) + "/" + std::string(thread));
     return {static_cast<std::uint32_t>(names_.size() - 1)};
   }
-  void slice(sim::TrackId t, std::string_view name, sim::Time b, sim::Time e) override {
+  using sim::TraceSink::slice;
+  void slice(sim::TrackId t, std::string_view name, sim::Time b, sim::Time e,
+             std::span<const sim::TraceArg> slice_args) override {
     lines.push_back(names_[t.value] + " " + std::string(name) + " " +
                     std::to_string(b.picoseconds()) + " " + std::to_string(e.picoseconds()));
+    std::string a;
+    for (const sim::TraceArg& arg : slice_args)
+      a += (a.empty() ? "" : " ") + std::string(arg.name) + "=" +
+           (arg.text.empty() ? std::to_string(arg.number) : std::string(arg.text));
+    args.push_back(a);
   }
-  void counter(sim::TrackId, std::string_view, sim::Time, double) override {}
+  void counter(sim::TrackId t, std::string_view name, sim::Time, double) override {
+    counters.insert(names_[t.value] + " " + std::string(name));
+  }
   std::vector<std::string> lines;
+  std::vector<std::string> args;
+  std::set<std::string> counters;
 
  private:
   std::vector<std::string> names_;
@@ -289,4 +301,31 @@ TEST_CASE("with a trace sink, each role's ops are slices on a (GPU, SM role) tra
   traces::execute(s, traces::param_values(s, {}), engine, net, fabric, toy_device());
   CHECK(std::find(rec.lines.begin(), rec.lines.end(), "gpu0/sm000 k.math mma 1000000 3000000") !=
         rec.lines.end());
+}
+
+TEST_CASE("trace: op slices carry their kind, bytes and peer; SM pipes count GFLOP/s") {
+  // Rank 0 loads 1000000 bytes from rank 1 (a peer load), then runs an mma; a launch's slice on
+  // the stream's track is named by its kernel.
+  const traces::Schedule s = traces::load_schedule(sim::Node::load_string(
+      one_kernel("1",
+                 "      - {name: r, if: rank == 0, ops: [{load: {bytes: 1000000, peer: 1}}, "
+                 "{mma: {m: 100, n: 100, k: 100}}]}\n",
+                 2),
+      "k.yaml"));
+  sim::Engine engine;
+  Recorder rec;
+  engine.set_trace(&rec);
+  sim::FluidNetwork net(engine);
+  Crossbar fabric(net, 2);
+  traces::execute(s, traces::param_values(s, {}), engine, net, fabric, toy_device());
+  auto args_of = [&](const std::string& prefix) {
+    for (std::size_t i = 0; i < rec.lines.size(); ++i)
+      if (rec.lines[i].rfind(prefix, 0) == 0) return rec.args[i];
+    return std::string("none");
+  };
+  CHECK(args_of("gpu0/sm000 k.r load") == "op=load bytes=1000000 peer=1");
+  CHECK(args_of("gpu0/sm000 k.r mma") == "op=mma");
+  CHECK(args_of("rank 0/s k ") == "");
+  CHECK(rec.counters.count("gpu0/sm0.tensor GFLOP/s") == 1);
+  CHECK(rec.counters.count("gpu1/hbm GB/s") == 1);  // the peer load reads rank 1's HBM
 }

@@ -3,12 +3,12 @@
 //     SM clock 1 GHz (TMA issue: 64 cycles = 64 ns); 1 CTA per SM for 2048 threads.
 //   - HBM 1000 GB/s, 500 ns latency; L2 100 GB/s, 100 ns hit latency; launch 1 us.
 //   - NVLink: 4 links x 25 GB/s = 100 GB/s per direction, efficiencies 1 (TMA, ld/st, copy engine).
+//   - one copy engine of 50 GB/s with 2 us setup.
 //   - TMA: 8 messages in flight of at most 227 KiB; ld/st: 32 KiB in flight per SM.
 //   - fabric: a crossbar, each GPU with one 100 GB/s out and one 100 GB/s in port; every route is
 //     [src out, dst in] with 1 us latency (two hops, so it counts as switched for multimem).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,31 +19,27 @@
 
 namespace mgsim::test {
 
-inline traces::DeviceModel toy_device(int sms = 4) {
-  auto hw = std::make_shared<models::HardwareSpec>();
-  hw->name = "toy";
-  hw->sm.count = sms;
-  hw->sm.clock = sim::Frequency::mhz(1000);
-  hw->sm.tensor_clock = sim::Frequency::mhz(1000);
-  hw->sm.flops_per_cycle_bf16 = 1000;
-  hw->sm.flops_per_cycle_fp16 = 1000;
-  hw->sm.flops_per_cycle_fp8 = 2000;
-  hw->hbm.bandwidth = sim::Bandwidth::GBps(1000);
-  hw->hbm.latency = sim::Duration::ns(500);
-  hw->l2.bandwidth = sim::Bandwidth::GBps(100);
-  hw->l2.hit_latency = sim::Duration::ns(100);
-  hw->launch.kernel = sim::Duration::us(1);
-  hw->nvlink.links = 4;
-  hw->nvlink.link_bandwidth = sim::Bandwidth::GBps(25);
-  hw->tma.messages_in_flight = 8;
-  traces::DeviceModel d{1,
-                        sim::Bandwidth::GBps(50),
-                        sim::Duration::us(2),
-                        sim::Bandwidth::GBps(1000),
-                        sim::Duration::ns(500),
-                        std::nullopt};
-  d.hardware = hw;
-  return d;
+inline models::HardwareSpec toy_device(int sms = 4) {
+  models::HardwareSpec hw;
+  hw.name = "toy";
+  hw.sm.count = sms;
+  hw.sm.clock = sim::Frequency::mhz(1000);
+  hw.sm.tensor_clock = sim::Frequency::mhz(1000);
+  hw.sm.flops_per_cycle_bf16 = 1000;
+  hw.sm.flops_per_cycle_fp16 = 1000;
+  hw.sm.flops_per_cycle_fp8 = 2000;
+  hw.hbm.bandwidth = sim::Bandwidth::GBps(1000);
+  hw.hbm.latency = sim::Duration::ns(500);
+  hw.l2.bandwidth = sim::Bandwidth::GBps(100);
+  hw.l2.hit_latency = sim::Duration::ns(100);
+  hw.launch.kernel = sim::Duration::us(1);
+  hw.nvlink.links = 4;
+  hw.nvlink.link_bandwidth = sim::Bandwidth::GBps(25);
+  hw.tma.messages_in_flight = 8;
+  hw.copy_engine.count = 1;
+  hw.copy_engine.bandwidth = sim::Bandwidth::GBps(50);
+  hw.copy_engine.setup = sim::Duration::us(2);
+  return hw;
 }
 
 struct KernelRun {
@@ -51,7 +47,7 @@ struct KernelRun {
   std::int64_t port_bytes = 0;
 };
 
-inline KernelRun run_kernels(const std::string& text, int gpus, const traces::DeviceModel& dev,
+inline KernelRun run_kernels(const std::string& text, int gpus, const models::HardwareSpec& dev,
                              const std::vector<std::pair<std::string, std::string>>& d = {}) {
   const traces::Schedule s = traces::load_schedule(sim::Node::load_string(text, "k.yaml"));
   sim::Engine engine;

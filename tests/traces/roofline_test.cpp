@@ -13,6 +13,7 @@
 #include "sim/check.hpp"
 #include "sim/engine.hpp"
 #include "topologies/fabric.hpp"
+#include "traces/fabric_catalog.hpp"
 #include "traces/fabric_interconnect.hpp"
 #include "traces/simulation.hpp"
 
@@ -63,28 +64,28 @@ TEST_CASE("register_fabric puts each GPU's NVLink directions in its own unit gro
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(topo, net);
-  ResourceCatalog catalog;
+  models::ResourceCatalog catalog;
   register_fabric(catalog, fabric, topo);
   // HGX: 8 GPUs, each with one trunk to the merged "nvswitch" group vertex: 8 trunks x 2
   // directions = 16 arcs, all registered, half out of a GPU, half into one.
   REQUIRE(catalog.entries().size() == fabric.routing().arcs().size());
   CHECK(catalog.entries().size() == 16);
   int out = 0, in = 0;
-  for (const CatalogEntry& e : catalog.entries()) {
+  for (const models::CatalogEntry& e : catalog.entries()) {
     REQUIRE(e.gpu >= 0);
-    if (e.kind == UnitKind::nvlink_out) {
+    if (e.kind == models::UnitKind::nvlink_out) {
       ++out;
-      CHECK(e.group == gpu_group(e.gpu, "nvlink.out"));
+      CHECK(e.group == models::gpu_group(e.gpu, "nvlink.out"));
     } else {
       ++in;
-      CHECK(e.kind == UnitKind::nvlink_in);
-      CHECK(e.group == gpu_group(e.gpu, "nvlink.in"));
+      CHECK(e.kind == models::UnitKind::nvlink_in);
+      CHECK(e.group == models::gpu_group(e.gpu, "nvlink.in"));
     }
   }
   CHECK(out == 8);
   CHECK(in == 8);
   // gpu3's out direction is the arc named "gpu3->nvswitch" (fabric.hpp's naming).
-  for (const CatalogEntry& e : catalog.entries())
+  for (const models::CatalogEntry& e : catalog.entries())
     if (e.group == "gpu3.nvlink.out") CHECK(net.name(e.resource) == "gpu3->nvswitch");
 }
 
@@ -93,15 +94,15 @@ TEST_CASE("a unit group cannot mix kinds and a resource is registered once") {
   sim::FluidNetwork net(engine);
   const sim::ResourceId a = net.add_resource("a", sim::Bandwidth::GBps(1));
   const sim::ResourceId b = net.add_resource("b", sim::Bandwidth::GBps(1));
-  ResourceCatalog catalog;
-  catalog.add(a, UnitKind::hbm, 0, "gpu0.hbm");
-  CHECK_THROWS_AS(catalog.add(b, UnitKind::l2, 0, "gpu0.hbm"), sim::InternalError);
-  CHECK_THROWS_AS(catalog.add(a, UnitKind::hbm, 0, "gpu0.other"), sim::InternalError);
+  models::ResourceCatalog catalog;
+  catalog.add(a, models::UnitKind::hbm, 0, "gpu0.hbm");
+  CHECK_THROWS_AS(catalog.add(b, models::UnitKind::l2, 0, "gpu0.hbm"), sim::InternalError);
+  CHECK_THROWS_AS(catalog.add(a, models::UnitKind::hbm, 0, "gpu0.other"), sim::InternalError);
   CHECK(catalog.find(b) == nullptr);
   REQUIRE(catalog.find(a) != nullptr);
   CHECK(catalog.find(a)->group == "gpu0.hbm");
-  CHECK(measure_of(UnitKind::tensor_pipe) == Measure::flops);
-  CHECK(measure_of(UnitKind::nvlink_out) == Measure::bytes);
+  CHECK(measure_of(models::UnitKind::tensor_pipe) == models::Measure::flops);
+  CHECK(measure_of(models::UnitKind::nvlink_out) == models::Measure::bytes);
 }
 
 TEST_CASE("a single peer copy is bound by the peer rate and misses it by setup + latency") {
@@ -152,8 +153,8 @@ TEST_CASE("a ring all-reduce's bound is 2(n-1)/n x S per GPU at the peer rate") 
   // n = 8, S = 64 MiB: every rank sends S/n = 8 MiB in each of 2(n-1) = 14 steps, so every
   // GPU's peer.out carries 2 x 7 / 8 x 67108864 = 117440512 B.
   for (int g = 0; g < 8; ++g) {
-    CHECK(term(r, gpu_group(g, "peer.out")).amount == 117'440'512);
-    CHECK(term(r, gpu_group(g, "peer.in")).amount == 117'440'512);
+    CHECK(term(r, models::gpu_group(g, "peer.out")).amount == 117'440'512);
+    CHECK(term(r, models::gpu_group(g, "peer.in")).amount == 117'440'512);
   }
   // bound = ceil(117440512 B x 1e12 / 368819999999 B/s) = ceil(318422298.14) = 318422299 ps; all 16
   // peer terms tie and gpu0.peer.in is the smallest name.
@@ -172,16 +173,17 @@ streams:
     ops: [{memcpy: {bytes: 1000000000, src: 0, dst: 0}}]
 )");
   // A 1000 GB/s engine (2 us setup) and 1000 GB/s HBM (500 ns latency).
-  DeviceModel dev;
-  dev.copy_engines = 1;
-  dev.copy_engine_bandwidth = sim::Bandwidth::GBps(1000);
-  dev.copy_engine_setup = sim::Duration::us(2);
-  dev.hbm_bandwidth = sim::Bandwidth::GBps(1000);
-  dev.hbm_latency = sim::Duration::ns(500);
+  models::HardwareSpec dev;
+  dev.copy_engine.count = 1;
+  dev.copy_engine.bandwidth = sim::Bandwidth::GBps(1000);
+  dev.copy_engine.setup = sim::Duration::us(2);
+  dev.hbm.bandwidth = sim::Bandwidth::GBps(1000);
+  dev.hbm.latency = sim::Duration::ns(500);
+  dev.nvlink.links = 0;  // no NVLink: no peer ports
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   Crossbar fabric(net, 1);
-  ResourceCatalog catalog;
+  models::ResourceCatalog catalog;
   const RunResult result = execute(s, param_values(s, {}), engine, net, fabric, dev, &catalog);
   const Roofline r = compute_roofline(catalog, net, result.end.since_start());
   // HBM carries the read and the write: 2e9 B / 1000 GB/s = 2 ms; the engine only the write:
@@ -190,7 +192,7 @@ streams:
   CHECK(term(r, "gpu0.copy_engine").time.picoseconds() == 1'000'000'000);
   CHECK(r.bound.picoseconds() == 2'000'000'000);
   REQUIRE(r.bottleneck() != nullptr);
-  CHECK(r.bottleneck()->kind == UnitKind::hbm);
+  CHECK(r.bottleneck()->kind == models::UnitKind::hbm);
   // The two flows share HBM at 500 GB/s each and end together after 2 ms, behind 2 us setup and
   // 500 ns HBM latency: 2002500000 ps; HBM's utilisation is 2 ms / 2.0025 ms.
   CHECK(result.end.picoseconds() == 2'002'500'000);
@@ -242,7 +244,7 @@ TEST_CASE("a copy between nodes is bound by the NIC") {
   // (50 GB/s): the NIC is slowest, 67108864 B / 50e9 B/s = 1342177.28 ns = 1342177280 ps, on
   // node 0's egress and node 1's ingress alike ("n0.nic0.out" < "n1.nic0.in" wins the tie).
   REQUIRE(r.bottleneck() != nullptr);
-  CHECK(r.bottleneck()->kind == UnitKind::nic_out);
+  CHECK(r.bottleneck()->kind == models::UnitKind::nic_out);
   CHECK(r.bottleneck()->group == "n0.nic0.out");
   CHECK(r.bottleneck()->gpu == -1);
   CHECK(r.bound.picoseconds() == 1'342'177'280);

@@ -15,12 +15,11 @@
 //     schedule's rank (not the topology's vertex name), so groups line up with the trace's tracks
 //     and with "rank N" in `mgsim run`'s output.
 //
-// How to register a resource (e.g. SM tensor pipes in the executor):
-//     const sim::ResourceId pipe = net.add_resource(fmt::format("gpu{}.sm{}.tensor", g, s), peak);
-//     if (catalog) catalog->add(pipe, UnitKind::tensor_pipe, g, gpu_group(g, "tensor"));
-// Every SM's pipe of one GPU goes in the same group, so the roofline's compute term for that GPU
-// is (flops of all its SMs) / (sum of the SMs' peaks). Pass the catalog down as a nullable
-// pointer: a simulation without one (unit tests, benchmarks) costs nothing extra.
+// Who registers: models::Gpu (models/gpu.hpp) every unit of a GPU, traces::register_fabric
+// (traces/fabric_catalog.hpp) the topology's trunks. Every SM's pipe of one GPU goes in the
+// same group, so the roofline's compute term for that GPU is (flops of all its SMs) / (sum of
+// the SMs' peaks). Pass the catalog down as a nullable pointer: a simulation without one (unit
+// tests, benchmarks) costs nothing extra.
 //
 // Thread-safety: none; one catalog per simulation, like the FluidNetwork it describes.
 #pragma once
@@ -32,12 +31,7 @@
 
 #include "sim/fluid.hpp"
 
-namespace mgsim::topologies {
-class Fabric;
-struct Topology;
-}  // namespace mgsim::topologies
-
-namespace mgsim::traces {
+namespace mgsim::models {
 
 enum class UnitKind {
   hbm,            // a GPU's HBM (reads and writes share it)
@@ -90,15 +84,4 @@ class ResourceCatalog {
   std::unordered_map<std::string, UnitKind> group_kinds_;
 };
 
-// Registers every trunk direction of `fabric` (built from `topo`). Kinds come from the
-// topology's link kinds and vertex kinds; trunks with a GPU end join that GPU's group
-// ("gpu3.nvlink.out" for the GPU -> NVSwitch direction, "gpu3.nvlink.in" for NVSwitch -> GPU;
-// on a direct GPU-GPU link the arc is the sender's out and the receiver's in, so it is
-// registered in the sender's out group; the receiver's in-traffic is then visible only through
-// the peer_in unit). Trunks with a NIC end form "<nic>.out" / "<nic>.in"; the rest are one group
-// per trunk direction named like the resource ("leaf0->spine1").
-// REQUIRES: `fabric` was built from `topo`.
-void register_fabric(ResourceCatalog& catalog, const topologies::Fabric& fabric,
-                     const topologies::Topology& topo);
-
-}  // namespace mgsim::traces
+}  // namespace mgsim::models

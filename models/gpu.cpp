@@ -1,0 +1,97 @@
+#include "models/gpu.hpp"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+
+namespace mgsim::models {
+namespace {
+
+constexpr std::size_t index_of(PeerPath path) { return static_cast<std::size_t>(path); }
+
+// The unit name of a peer port: the copy engines' keep the plain "peer.out" / "peer.in".
+std::string port_unit(PeerPath path, PortDirection dir) {
+  const char* d = dir == PortDirection::out ? "out" : "in";
+  switch (path) {
+    case PeerPath::copy_engine:
+      return fmt::format("peer.{}", d);
+    case PeerPath::tma:
+      return fmt::format("tma.peer.{}", d);
+    case PeerPath::ldst:
+      return fmt::format("ldst.peer.{}", d);
+    case PeerPath::tma_reduce:
+      return fmt::format("tma_add.peer.{}", d);
+  }
+  return "?";
+}
+
+}  // namespace
+
+Gpu::Gpu(int rank, const HardwareSpec& spec, sim::FluidNetwork& net, ResourceCatalog* catalog)
+    : rank_(rank), spec_(&spec), net_(&net), catalog_(catalog) {
+  MGSIM_CHECK(rank >= 0, "GPU of rank {}", rank);
+  MGSIM_CHECK(spec.copy_engine.count > 0, "a GPU needs at least one copy engine");
+  for (int e = 0; e < spec.copy_engine.count; ++e)
+    copy_engines_.push_back(add(fmt::format("ce{}", e), spec.copy_engine.bandwidth,
+                                UnitKind::copy_engine, "copy_engine"));
+  hbm_ = add("hbm", spec.hbm.bandwidth, UnitKind::hbm, "hbm");
+  peer_port(PeerPath::copy_engine, PortDirection::out);
+  peer_port(PeerPath::copy_engine, PortDirection::in);
+}
+
+sim::ResourceId Gpu::add(std::string_view unit, sim::Bandwidth capacity) {
+  return net_->add_resource(fmt::format("gpu{}.{}", rank_, unit), capacity);
+}
+
+sim::ResourceId Gpu::add(std::string_view unit, sim::Bandwidth capacity, UnitKind kind,
+                         std::string_view group) {
+  const sim::ResourceId id = add(unit, capacity);
+  if (catalog_) catalog_->add(id, kind, rank_, gpu_group(rank_, group));
+  return id;
+}
+
+std::optional<sim::ResourceId> Gpu::peer_port(PeerPath path, PortDirection dir) {
+  if (spec_->nvlink.links == 0) return std::nullopt;
+  std::optional<sim::ResourceId>& slot = peer_[index_of(path)][static_cast<std::size_t>(dir)];
+  if (!slot) {
+    const std::string unit = port_unit(path, dir);
+    slot = add(unit, peer_bandwidth(*spec_, path),
+               dir == PortDirection::out ? UnitKind::peer_out : UnitKind::peer_in, unit);
+  }
+  return slot;
+}
+
+void Gpu::create_sm_pipes() {
+  if (!tensor_.empty()) return;
+  const sim::Bandwidth rate =
+      sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::bf16));
+  for (int s = 0; s < spec_->sm.count; ++s) {
+    tensor_.push_back(add(fmt::format("sm{}.tensor", s), rate, UnitKind::tensor_pipe, "tensor"));
+    net_->set_trace_counter(tensor_.back(), "GFLOP/s");
+  }
+  fp32_.assign(tensor_.size(), std::nullopt);
+}
+
+sim::ResourceId Gpu::create_fp32_pipe(int sm) {
+  const sim::ResourceId id =
+      add(fmt::format("sm{}.fp32", sm),
+          sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::fp32)));
+  net_->set_trace_counter(id, "GFLOP/s");
+  fp32_[static_cast<std::size_t>(sm)] = id;
+  return id;
+}
+
+sim::ResourceId Gpu::create_l2() {
+  l2_ = add("l2", spec_->l2.bandwidth, UnitKind::l2, "l2");
+  return *l2_;
+}
+
+sim::ResourceId Gpu::l2_reduce() {
+  if (!l2_reduce_)
+    l2_reduce_ = add("l2.reduce", spec_->l2.reduction_bandwidth, UnitKind::l2, "l2.reduce");
+  return *l2_reduce_;
+}
+
+}  // namespace mgsim::models

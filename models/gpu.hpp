@@ -1,0 +1,102 @@
+// One GPU of a simulation: the one owner of its fluid resources. It creates, names and registers
+// (in the run's ResourceCatalog, when there is one) every unit of that GPU; the host copies
+// (traces/transfers.hpp) and the kernel runner (traces/kernel_exec.hpp) only ask it for them.
+//
+// Resources, with their names ("gpu<rank>.<name>") and catalog groups ("gpu<rank>.<group>"):
+//   created with the Gpu, in this order:
+//     ce<i> (copy_engine)       one per copy engine, copy_engine.bandwidth each
+//     hbm (hbm)                 hbm.bandwidth, reads and writes together
+//     peer.out, peer.in         the copy engines' NVLink egress and ingress after protocol
+//       (peer.out, peer.in)     efficiency: peer_bandwidth(spec, copy_engine)
+//   created on first use (a simulation that never needs one never has it):
+//     sm<s>.tensor (tensor)     every SM's tensor pipe, all at once by create_sm_pipes():
+//                               flops_per_second(bf16) of one SM; amounts are bf16-equivalent flops
+//     sm<s>.fp32                one SM's FP32 pipe, flops_per_second(fp32) (not catalogued: the
+//                               roofline's compute term is the tensor pipes)
+//     l2 (l2)                   l2.bandwidth
+//     l2.reduce (l2.reduce)     l2.reduction_bandwidth: store-adds' read-modify-writes
+//     tma.peer.out/in, ldst.peer.out/in, tma_add.peer.out/in
+//                               SM-driven NVLink egress and ingress per path: peer_bandwidth(spec,
+//                               tma | ldst | tma_reduce)
+// Resource ids follow creation order, and ids and names feed the solver's tie-breaks and the
+// trace: the order above is part of every result. The SM pipes' trace counters are GFLOP/s.
+// A GPU without NVLink (nvlink.links == 0) has no peer ports: its peer traffic is bounded by the
+// topology's links alone.
+//
+// Thread-safety: none; one Gpu per rank per simulation, like the FluidNetwork it adds to.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "models/hardware_spec.hpp"
+#include "models/resource_catalog.hpp"
+#include "sim/fluid.hpp"
+#include "sim/units.hpp"
+
+namespace mgsim::models {
+
+enum class PortDirection : std::uint8_t { out, in };
+
+class Gpu {
+ public:
+  // Creates the copy engines, HBM and the copy engines' peer ports. `spec` and `net` (and
+  // `catalog`, when given) must outlive the Gpu. REQUIRES: rank >= 0, copy_engine.count > 0.
+  Gpu(int rank, const HardwareSpec& spec, sim::FluidNetwork& net, ResourceCatalog* catalog);
+
+  int rank() const { return rank_; }
+  const HardwareSpec& spec() const { return *spec_; }
+
+  std::span<const sim::ResourceId> copy_engines() const { return copy_engines_; }
+  sim::ResourceId hbm() const { return hbm_; }
+  // The NVLink port of `path` in direction `dir`; nullopt without NVLink.
+  std::optional<sim::ResourceId> peer_port(PeerPath path, PortDirection dir);
+
+  // Creates every SM's tensor pipe (idempotent): the kernel runner calls it when a launch is
+  // placed, so pipes exist from a GPU's first kernel on.
+  void create_sm_pipes();
+  // The pipe an op of `d` runs on in SM `sm`: fp32 on the FP32 pipe, the rest on the tensor pipe.
+  // REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count.
+  sim::ResourceId pipe(int sm, Dtype d) {
+    const auto i = static_cast<std::size_t>(sm);
+    if (d != Dtype::fp32) return tensor_[i];
+    return fp32_[i] ? *fp32_[i] : create_fp32_pipe(sm);
+  }
+  // `flops` of `d` in the units of its pipe: bf16-equivalent flops (flops x bf16 rate / d's
+  // rate, rounded up) on the tensor pipe, flops on the FP32 pipe.
+  sim::Bytes pipe_amount(std::int64_t flops, Dtype d) const {
+    if (d == Dtype::fp32) return sim::Bytes(flops);
+    const sim::Int128 scaled = static_cast<sim::Int128>(flops) * spec_->sm.flops_per_cycle_bf16;
+    const std::int64_t rate = spec_->sm.flops_per_cycle(d);
+    return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
+  }
+
+  sim::ResourceId l2() { return l2_ ? *l2_ : create_l2(); }
+  // Where a store-add's read-modify-write happens: this GPU's L2 as the destination.
+  sim::ResourceId l2_reduce();
+
+ private:
+  sim::ResourceId create_fp32_pipe(int sm);
+  sim::ResourceId create_l2();
+  sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity);
+  sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity, UnitKind kind,
+                      std::string_view group);
+
+  int rank_;
+  const HardwareSpec* spec_;
+  sim::FluidNetwork* net_;
+  ResourceCatalog* catalog_;
+  std::vector<sim::ResourceId> copy_engines_;
+  sim::ResourceId hbm_;
+  std::vector<sim::ResourceId> tensor_;               // per SM, empty until create_sm_pipes()
+  std::vector<std::optional<sim::ResourceId>> fp32_;  // per SM, each on first use
+  std::optional<sim::ResourceId> l2_, l2_reduce_;
+  // By PeerPath (copy_engine, tma, ldst, tma_reduce) and PortDirection.
+  std::array<std::array<std::optional<sim::ResourceId>, 2>, 4> peer_;
+};
+
+}  // namespace mgsim::models

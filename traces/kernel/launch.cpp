@@ -1,0 +1,153 @@
+#include "traces/kernel/launch.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
+#include "traces/kernel/walker.hpp"
+
+namespace mgsim::traces::kernel {
+namespace {
+
+void finish_launch(LaunchRun& l) {
+  std::function<void()> done = std::move(l.done);
+  l.done = nullptr;
+  if (done) done();
+}
+
+void finish_cta(Runner& x, CtaRun& c);
+
+void start_cta(Runner& x, LaunchRun& l, int sm) {
+  const KernelDef& k = *l.def;
+  auto cta = std::make_unique<CtaRun>();
+  cta->launch = &l;
+  cta->index = static_cast<int>(l.next++);
+  cta->sm = sm;
+  Env env = l.env;
+  env[static_cast<std::size_t>(k.cta_slot)] = cta->index;
+  for (std::size_t r = 0; r < k.roles.size(); ++r) {
+    const RoleDef& def = k.roles[r];
+    if (def.condition && def.condition->eval(env) == 0) continue;
+    auto role = std::make_unique<RoleRun>();
+    role->cta = cta.get();
+    role->role = static_cast<int>(r);
+    role->env = env;
+    role->frames.push_back({&def.ops, 0, -1, 0, 1});
+    cta->roles.push_back(std::move(role));
+  }
+  cta->roles_left = static_cast<int>(cta->roles.size());
+  CtaRun* c = cta.get();
+  l.ctas.push_back(std::move(cta));
+  if (c->roles.empty()) {
+    x.engine.schedule_in(Duration::zero(), [&x, c] { finish_cta(x, *c); });
+    return;
+  }
+  for (auto& role : c->roles) {
+    RoleRun* r = role.get();
+    x.engine.schedule_in(Duration::zero(), [&x, r] { advance(x, *r); });
+  }
+}
+
+void finish_cta(Runner& x, CtaRun& c) {
+  LaunchRun& l = *c.launch;
+  const int sm = c.sm;
+  ++x.stats.ctas;
+  ++l.finished;
+  auto it =
+      std::find_if(l.ctas.begin(), l.ctas.end(), [&](const auto& p) { return p.get() == &c; });
+  MGSIM_CHECK(it != l.ctas.end(), "finished CTA not found");
+  l.ctas.erase(it);
+  if (l.next < l.grid) start_cta(x, l, sm);
+  if (l.finished == l.grid) finish_launch(l);
+}
+
+// Places the CTAs of the first wave: ctas_per_sm from the kernel's threads, registers and
+// shared memory; CTA i on SM i % SMs.
+void place(Runner& x, LaunchRun& l) {
+  const models::HardwareSpec& spec = x.spec;
+  const KernelDef& k = *l.def;
+  x.gpu(l.rank).create_sm_pipes();
+  l.started = true;
+  l.env[static_cast<std::size_t>(k.num_sms_slot)] = spec.sm.count;
+  l.grid = k.grid.eval_positive(l.env, "grid");
+  models::CtaResources res;
+  res.threads =
+      static_cast<int>(std::min<std::int64_t>(k.threads.eval_positive(l.env, "threads"), 1 << 30));
+  res.registers_per_thread =
+      static_cast<int>(std::min<std::int64_t>(k.registers.eval(l.env), 1 << 30));
+  res.shared_memory = Bytes(k.shared_memory.eval(l.env));
+  if (res.registers_per_thread < 0 || res.shared_memory.count() < 0)
+    throw sim::ConfigError(k.where, fmt::format("kernel '{}': registers and shared_memory "
+                                                "cannot be negative",
+                                                k.name));
+  const int per_sm = spec.sm.ctas_per_sm(res);
+  if (per_sm == 0)
+    throw sim::ConfigError(
+        k.where, fmt::format("kernel '{}': one CTA ({} threads, {} registers per thread, {} "
+                             "shared memory) does not fit on an SM of {}",
+                             k.name, res.threads, res.registers_per_thread,
+                             sim::to_string(res.shared_memory), spec.name));
+  const std::int64_t slots = static_cast<std::int64_t>(per_sm) * spec.sm.count;
+  if (k.persistent && l.grid > slots)
+    k.grid.fail(
+        fmt::format("persistent kernel '{}' has {} CTAs but only {} fit at once "
+                    "({} per SM x {} SMs)",
+                    k.name, l.grid, slots, per_sm, spec.sm.count));
+  const std::int64_t first = std::min(l.grid, slots);
+  for (std::int64_t i = 0; i < first; ++i) start_cta(x, l, static_cast<int>(i % spec.sm.count));
+  if (l.grid == 0) finish_launch(l);
+}
+
+}  // namespace
+
+int launch(Runner& x, int rank, int kernel, Env env, std::function<void()> done) {
+  auto run = std::make_unique<LaunchRun>();
+  run->id = static_cast<int>(x.launches.size());
+  run->rank = rank;
+  run->def = &x.kernels.kernels[static_cast<std::size_t>(kernel)];
+  run->env = std::move(env);
+  run->done = std::move(done);
+  LaunchRun* l = run.get();
+  x.launches.push_back(std::move(run));
+  x.engine.schedule_in(x.spec.launch.kernel, [&x, l] { place(x, *l); });
+  return l->id;
+}
+
+void role_done(Runner& x, CtaRun& cta) {
+  if (--cta.roles_left == 0) finish_cta(x, cta);
+}
+
+std::string blocked_reason(const Runner& x, int id) {
+  const LaunchRun& l = *x.launches.at(static_cast<std::size_t>(id));
+  const KernelDef& k = *l.def;
+  if (!l.started) return fmt::format("kernel '{}' to start", k.name);
+  std::string first;
+  int more = 0;
+  for (const auto& c : l.ctas) {
+    for (const auto& r : c->roles) {
+      if (r->done || !r->waiting.blocked()) continue;
+      if (first.empty()) {
+        const sim::SourceLocation& w = r->current->where;
+        std::string what = r->waiting.what;
+        if (r->waiting.flag)
+          what += fmt::format(" to reach {} (it is {})", r->waiting.value,
+                              x.flags.value(*r->waiting.flag));
+        first = fmt::format(
+            "kernel '{}' on rank {}: CTA {} (SM {}) role '{}' waits for {} "
+            "(at {}:{}:{})",
+            k.name, l.rank, c->index, c->sm, k.roles[static_cast<std::size_t>(r->role)].name, what,
+            w.file, w.line, w.column);
+      } else {
+        ++more;
+      }
+    }
+  }
+  if (first.empty())
+    return fmt::format("kernel '{}' on rank {} to finish ({} of {} CTAs done)", k.name, l.rank,
+                       l.finished, l.grid);
+  if (more > 0) first += fmt::format("; {} more role(s) of this launch are blocked", more);
+  return first;
+}
+
+}  // namespace mgsim::traces::kernel

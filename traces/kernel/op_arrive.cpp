@@ -1,0 +1,15 @@
+// arrive {barrier}: one arrival at a CTA-local barrier; the role goes on at once. Every sync it
+// completes (op_sync.cpp) releases its role after mbarrier_cycles at the SM clock.
+#include "traces/kernel/ops.hpp"
+#include "traces/kernel/walker.hpp"
+
+namespace mgsim::traces::kernel {
+
+bool start_arrive(Runner& x, RoleRun& r, const KernelOp& op) {
+  const Duration release = sim::cycles_to_duration(x.spec.sm.mbarrier_cycles, x.spec.sm.clock);
+  r.cta->barriers.arrive(op.barrier,
+                         [&x, release](RoleRun& waiter) { resume_after(x, waiter, release); });
+  return true;
+}
+
+}  // namespace mgsim::traces::kernel

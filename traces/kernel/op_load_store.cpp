@@ -1,0 +1,100 @@
+// load / store via tma or ldst: a transfer between HBM (or L2) and the SM.
+//
+// Model: a fixed cost, then one flow. Local: over [HBM of r]; peer p: over [the HBM of the GPU
+// that owns the memory (p), the SM-driven peer path src -> dst: src's egress, the route, dst's
+// ingress, the ports of models::peer_bandwidth(spec, tma | ldst)]. Latency L = HBM latency
+// (+ route latency for a peer).
+//   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L, per-CTA rate cap =
+//     TmaSpec::bytes_in_flight(bytes) / L (messages_in_flight x min(bytes, max_message));
+//   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L,
+//     cap = bytes_in_flight_per_sm / L.
+// store with add (TMA store-add, cp.reduce.async.bulk .add): as a TMA store, plus the
+// destination's L2 reduction resource (l2.reduction_bandwidth: the read-modify-write) and the
+// destination's HBM a second time (the read of the read-modify-write); a peer store-add crosses
+// the tma_reduce peer ports (the TMA rate x tma.reduce_efficiency).
+// load with a working_set W: h = models::L2Spec::hit_fraction(W) of the bytes hit the owner's L2
+// (a peer's data is cached in the peer's L2): a phase over [L2 of the owner (+ the peer path)],
+// then the misses as a phase over [HBM of the owner (+ the peer path)] (a warp's loads retire in
+// order, so a miss holds up the hits behind it and the two times add; docs/MODELS.md, L2), each
+// under the same cap, and L = h x L2 hit latency + (1 - h) x HBM latency (+ route latency).
+// Without W, h = 0.
+// Ignores: L2 hits other than a load's declared working set (stores go to HBM), L2 bandwidth
+// used by misses.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "traces/kernel/ops.hpp"
+#include "traces/kernel/phases.hpp"
+#include "traces/kernel/trace.hpp"
+
+namespace mgsim::traces::kernel {
+namespace {
+
+// The SM-driven peer path of a transfer: a TMA store-add has its own rate over NVLink.
+models::PeerPath peer_path_of(Via via, bool add) {
+  if (via == Via::ldst) return models::PeerPath::ldst;
+  return add ? models::PeerPath::tma_reduce : models::PeerPath::tma;
+}
+
+}  // namespace
+
+bool start_load_store(Runner& x, RoleRun& r, const KernelOp& op) {
+  const models::HardwareSpec& spec = x.spec;
+  const int rank = x.rank_of(r);
+  const std::int64_t bytes =
+      op.bytes.eval_positive(r.env, fmt::format("{} bytes", op_name(op.kind)));
+  const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
+  r.traced_bytes = bytes;
+  if (peer != rank) r.traced_peer = peer;
+  const bool is_load = op.kind == KernelOp::Kind::load;
+  // The memory's owner is the peer for a peer access: remote data lives in the owner's HBM and
+  // is cached in the owner's L2.
+  const double hit =
+      op.working_set
+          ? spec.l2.hit_fraction(Bytes(op.working_set->eval_positive(r.env, "load working_set")))
+          : 0.0;
+  Duration latency = spec.hbm.latency;
+  if (hit > 0.0)
+    latency =
+        Duration::ps(std::llround(hit * static_cast<double>(spec.l2.hit_latency.picoseconds()) +
+                                  (1.0 - hit) * static_cast<double>(latency.picoseconds())));
+  std::vector<sim::ResourceId>& route = r.scratch;  // the path after the memory
+  route.clear();
+  if (peer != rank) {
+    const int src = is_load ? peer : rank;
+    const int dst = is_load ? rank : peer;
+    latency += x.peer_path(src, dst, peer_path_of(op.via, op.add), route);
+  }
+  // A store-add is read, added and written back by the destination's L2: the owner's HBM carries
+  // its bytes twice (read and write; the path lists it twice).
+  models::Gpu& owner = x.gpu(peer);
+  if (op.add) {
+    route.push_back(owner.l2_reduce());
+    route.push_back(owner.hbm());
+  }
+  Duration fixed = latency;
+  Bytes moved;
+  Bandwidth cap;
+  if (op.via == Via::tma) {
+    moved = Bytes(bytes);
+    cap = window_rate(spec.tma.bytes_in_flight(bytes), latency);
+    fixed += spec.tma.issue_time(spec.sm.clock);
+  } else {
+    moved = spec.ldst.sectors_bytes(Bytes(bytes));
+    cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
+  }
+  const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
+  const Bytes misses = moved - hits;
+  begin_phases(r);
+  add_phase(r, fixed);
+  if (hits.count() > 0) {
+    add_flow(r, owner.l2(), route, hits, cap);
+    if (misses.count() > 0) add_phase(r, Duration::zero());
+  }
+  if (misses.count() > 0 || hits.count() == 0) add_flow(r, owner.hbm(), route, misses, cap);
+  run_phases(x, r);
+  return false;
+}
+
+}  // namespace mgsim::traces::kernel

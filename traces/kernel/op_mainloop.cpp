@@ -1,0 +1,87 @@
+// mainloop {m, n, k, k_tile, stages, dtype, peer?}: a pipelined TMA load + MMA K-loop, simulated
+// without one event per k-step.
+//
+// Model: steps = ceil(k / k_tile), a stage is (m + n) x k_tile elements; operands come through
+// L2 (tiles are re-read by many CTAs; the first HBM touch is ignored), from the peer's L2 over
+// NVLink (the tma peer path) with `peer`. L = L2 hit latency (+ route latency). Phases:
+//   1. fill: after L + one TMA issue (models::TmaSpec::issue_time), one stage's load;
+//   2. with steps == 1: the one step's MMA. Otherwise, with stages >= 2, the remaining loads and
+//      the MMA of all but the last step as two concurrent flows, then the last step's MMA; with
+//      stages == 1 loads and MMAs do not overlap: the remaining loads, then the MMAs of all but
+//      the last step, then the last step's.
+// Time ~ fill + max(load, mma) + last MMA. The load flows' cap is
+// min(stages x stage, TmaSpec::max_bytes_in_flight()) / L; MMAs run on the SM's pipe as in mma.
+// Ignores: HBM traffic of the operands, L2 bandwidth beyond the L2 resource's share.
+#include <algorithm>
+
+#include "traces/kernel/ops.hpp"
+#include "traces/kernel/phases.hpp"
+
+namespace mgsim::traces::kernel {
+namespace {
+
+std::int64_t dtype_bytes(models::Dtype d) {
+  switch (d) {
+    case models::Dtype::fp8:
+      return 1;
+    case models::Dtype::bf16:
+    case models::Dtype::fp16:
+      return 2;
+    case models::Dtype::tf32:
+    case models::Dtype::fp32:
+      return 4;
+  }
+  return 2;
+}
+
+}  // namespace
+
+bool start_mainloop(Runner& x, RoleRun& r, const KernelOp& op) {
+  const models::HardwareSpec& spec = x.spec;
+  const int rank = x.rank_of(r);
+  const std::int64_t m = op.m.eval_positive(r.env, "m");
+  const std::int64_t n = op.n.eval_positive(r.env, "n");
+  const std::int64_t k = op.k.eval_positive(r.env, "k");
+  const std::int64_t k_tile = std::min(k, op.k_tile.eval_positive(r.env, "k_tile"));
+  const std::int64_t stages = op.stages.eval_positive(r.env, "stages");
+  const std::int64_t esize = dtype_bytes(op.dtype);
+  const std::int64_t steps = (k + k_tile - 1) / k_tile;
+  const std::int64_t stage_bytes = mul(op.k_tile, mul(op.k_tile, m + n, k_tile), esize);
+  const std::int64_t total_bytes = mul(op.k, mul(op.k, m + n, k), esize);
+  const std::int64_t mn2 = mul(op.n, 2 * m, n);
+  const std::int64_t flops = mul(op.k, mn2, k);
+  const std::int64_t last_flops = mn2 * (k - (steps - 1) * k_tile);
+  x.stats.flops += flops;
+
+  const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
+  r.traced_bytes = total_bytes;  // the operands it loads
+  if (peer != rank) r.traced_peer = peer;
+  const sim::ResourceId l2 = x.gpu(peer).l2();
+  std::vector<sim::ResourceId>& route = r.scratch;  // after the L2: the peer path, if any
+  route.clear();
+  Duration latency = spec.l2.hit_latency;
+  if (peer != rank) latency += x.peer_path(peer, rank, models::PeerPath::tma, route);
+  const std::int64_t window =
+      std::min(mul(op.stages, stages, stage_bytes), spec.tma.max_bytes_in_flight());
+  const Bandwidth cap = window_rate(window, latency);
+  const Duration fill = latency + spec.tma.issue_time(spec.sm.clock);
+  models::Gpu& gpu = x.gpu(rank);
+  const sim::ResourceId pipe = gpu.pipe(r.cta->sm, op.dtype);
+  const Bytes last_mma = gpu.pipe_amount(last_flops, op.dtype);
+  const Bytes rest_mma = gpu.pipe_amount(flops - last_flops, op.dtype);
+  begin_phases(r);
+  add_phase(r, fill);
+  add_flow(r, l2, route, Bytes(stage_bytes), cap);
+  if (steps > 1) {
+    add_phase(r, Duration::zero());
+    add_flow(r, l2, route, Bytes(total_bytes - stage_bytes), cap);
+    if (stages < 2) add_phase(r, Duration::zero());
+    add_flow(r, pipe, rest_mma, std::nullopt);
+  }
+  add_phase(r, Duration::zero());
+  add_flow(r, pipe, last_mma, std::nullopt);
+  run_phases(x, r);
+  return false;
+}
+
+}  // namespace mgsim::traces::kernel

@@ -1,0 +1,14 @@
+// wait {flag, index, value, rank}: blocks the role until the flag on `rank` is >= value (the
+// flags table, sync_table.hpp); released by a signal (op_signal.cpp says when it is seen).
+#include "traces/kernel/ops.hpp"
+
+namespace mgsim::traces::kernel {
+
+bool start_wait(Runner& x, RoleRun& r, const KernelOp& op) {
+  const int rank = x.rank_of(r);
+  const int owner = op.rank ? x.check_rank(*op.rank, r.env) : rank;
+  const FlagKey key{owner, op.flag, op.index.eval(r.env)};
+  return x.flags.wait(key, op.value.eval(r.env), r, r.waiting);
+}
+
+}  // namespace mgsim::traces::kernel

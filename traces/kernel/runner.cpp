@@ -1,0 +1,25 @@
+#include "traces/kernel/runner.hpp"
+
+#include <fmt/format.h>
+
+namespace mgsim::traces::kernel {
+
+int Runner::check_rank(const Expr& e, const Env& env) const {
+  const std::int64_t v = e.eval(env);
+  if (v < 0 || v >= world)
+    e.fail(fmt::format("rank {} is outside the world (ranks 0 to {})", v, world - 1));
+  return static_cast<int>(v);
+}
+
+Duration Runner::peer_path(int src, int dst, models::PeerPath path,
+                           std::vector<sim::ResourceId>& out) {
+  const PeerRoute route = fabric.route(src, dst, hint++);
+  if (const auto egress = gpu(src).peer_port(path, models::PortDirection::out))
+    out.push_back(*egress);
+  out.insert(out.end(), route.resources.begin(), route.resources.end());
+  if (const auto ingress = gpu(dst).peer_port(path, models::PortDirection::in))
+    out.push_back(*ingress);
+  return route.latency;
+}
+
+}  // namespace mgsim::traces::kernel

@@ -1,0 +1,32 @@
+#include "traces/kernel/sync_table.hpp"
+
+#include <fmt/format.h>
+
+namespace mgsim::traces::kernel {
+
+bool Flags::wait(const FlagKey& key, std::int64_t value, RoleRun& role, Waiting& waiting) {
+  State& f = flags_[key];
+  if (f.value >= value) return true;
+  f.waiters.emplace_back(&role, value);
+  waiting.what = text(key);
+  waiting.flag = key;
+  waiting.value = value;
+  return false;
+}
+
+std::string Flags::text(const FlagKey& key) const {
+  return fmt::format("flag '{}'[{}] on rank {}",
+                     kernels_.flag_names[static_cast<std::size_t>(std::get<1>(key))],
+                     std::get<2>(key), std::get<0>(key));
+}
+
+bool Barriers::sync(int barrier, const std::string& name, std::int64_t need, RoleRun& role,
+                    Waiting& waiting) {
+  const std::int64_t have = arrivals_[barrier];
+  if (have >= need) return true;
+  syncers_[barrier].emplace_back(&role, need);
+  waiting.what = fmt::format("barrier '{}' to reach {} arrivals (it has {})", name, need, have);
+  return false;
+}
+
+}  // namespace mgsim::traces::kernel
