@@ -109,6 +109,12 @@ JsonWriter& JsonWriter::value(double v, int decimals) {
   return *this;
 }
 
+JsonWriter& JsonWriter::value_shortest(double v) {
+  before_value();
+  fmt::format_to(std::back_inserter(out_), "{}", v);
+  return *this;
+}
+
 JsonWriter& JsonWriter::null() {
   before_value();
   out_ += "null";

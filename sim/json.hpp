@@ -36,6 +36,8 @@ class JsonWriter {
   JsonWriter& value(std::int64_t v);
   JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
   JsonWriter& value(double v, int decimals);
+  // The shortest text that reads back as `v` (fmt's "{}"). REQUIRES: v is finite.
+  JsonWriter& value_shortest(double v);
   JsonWriter& null();
   // A value already written as JSON (e.g. a document from another writer).
   JsonWriter& raw(std::string_view json);

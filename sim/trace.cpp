@@ -22,9 +22,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/json.hpp"
-
 #include "sim/check.hpp"
+#include "sim/json.hpp"
 
 namespace mgsim::sim {
 
@@ -142,62 +141,123 @@ void ChromeTraceWriter::write(std::ostream& out) const {
   };
 
   buf += "{\"traceEvents\":[";
+  // Each event is one compact JSON object on a line of its own.
+  auto event = [&] {
+    begin_event();
+    return JsonWriter(buf, JsonWriter::Style::compact);
+  };
   for (std::size_t p = 0; p < m.processes.size(); ++p) {
-    begin_event();
-    buf += fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":")", p + 1);
-    append_json_escaped(buf, m.processes[p]);
-    buf += "\"}}";
-    begin_event();
-    buf += fmt::format(
-        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})", p + 1,
-        p + 1);
+    const auto pid = static_cast<std::int64_t>(p + 1);
+    event()
+        .object()
+        .key("name")
+        .value("process_name")
+        .key("ph")
+        .value("M")
+        .key("pid")
+        .value(pid)
+        .key("args")
+        .object()
+        .key("name")
+        .value(m.processes[p])
+        .end()
+        .end();
+    event()
+        .object()
+        .key("name")
+        .value("process_sort_index")
+        .key("ph")
+        .value("M")
+        .key("pid")
+        .value(pid)
+        .key("args")
+        .object()
+        .key("sort_index")
+        .value(pid)
+        .end()
+        .end();
   }
   for (const Track& t : m.tracks) {
-    begin_event();
-    buf += fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":")",
-                       t.pid, t.tid);
-    append_json_escaped(buf, t.thread);
-    buf += "\"}}";
-    begin_event();
-    buf += fmt::format(
-        R"({{"name":"thread_sort_index","ph":"M","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
-        t.pid, t.tid, t.tid);
+    event()
+        .object()
+        .key("name")
+        .value("thread_name")
+        .key("ph")
+        .value("M")
+        .key("pid")
+        .value(std::int64_t{t.pid})
+        .key("tid")
+        .value(std::int64_t{t.tid})
+        .key("args")
+        .object()
+        .key("name")
+        .value(t.thread)
+        .end()
+        .end();
+    event()
+        .object()
+        .key("name")
+        .value("thread_sort_index")
+        .key("ph")
+        .value("M")
+        .key("pid")
+        .value(std::int64_t{t.pid})
+        .key("tid")
+        .value(std::int64_t{t.tid})
+        .key("args")
+        .object()
+        .key("sort_index")
+        .value(std::int64_t{t.tid})
+        .end()
+        .end();
   }
+  std::string name, number;  // scratch, reused
   for (const Record& r : m.records) {
     const Track& t = m.tracks[r.track];
-    const std::string& name = m.names[r.name];
-    begin_event();
-    buf += "{\"name\":\"";
+    name.clear();
+    if (r.is_counter) name.append(t.thread).append(" ");
+    name += m.names[r.name];
+    number.clear();
+    append_us(number, r.begin_ps);
+    JsonWriter w = event();
+    w.object()
+        .key("name")
+        .value(name)
+        .key("ph")
+        .value(r.is_counter ? "C" : "X")
+        .key("pid")
+        .value(std::int64_t{t.pid})
+        .key("tid")
+        .value(std::int64_t{t.tid})
+        .key("ts")
+        .raw(number);
     if (r.is_counter) {
-      append_json_escaped(buf, t.thread);
-      buf += ' ';
-    }
-    append_json_escaped(buf, name);
-    buf += fmt::format(R"(","ph":"{}","pid":{},"tid":{},"ts":)", r.is_counter ? 'C' : 'X', t.pid,
-                       t.tid);
-    append_us(buf, r.begin_ps);
-    if (r.is_counter) {
-      buf += ",\"args\":{\"value\":";
-      buf += std::isfinite(r.value) ? fmt::format("{}", r.value) : std::string("0");
-      buf += "}}";
-    } else {
-      buf += ",\"dur\":";
-      append_us(buf, r.end_ps - r.begin_ps);
-      for (std::uint32_t i = 0; i < r.args_count; ++i) {
-        const Arg& a = m.args[r.args_begin + i];
-        buf += i == 0 ? ",\"args\":{\"" : ",\"";
-        append_json_escaped(buf, m.names[a.name]);
-        buf += "\":";
-        if (a.text < 0) {
-          fmt::format_to(std::back_inserter(buf), "{}", a.number);
-        } else {
-          buf += '"';
-          append_json_escaped(buf, m.names[static_cast<std::size_t>(a.text)]);
-          buf += '"';
-        }
+      w.key("args").object().key("value");
+      if (std::isfinite(r.value)) {
+        w.value_shortest(r.value);
+      } else {
+        w.value(0);
       }
-      buf += r.args_count > 0 ? "}}" : "}";
+      w.end();
+    } else {
+      number.clear();
+      append_us(number, r.end_ps - r.begin_ps);
+      w.key("dur").raw(number);
+      if (r.args_count > 0) {
+        w.key("args").object();
+        for (std::uint32_t i = 0; i < r.args_count; ++i) {
+          const Arg& a = m.args[r.args_begin + i];
+          w.key(m.names[a.name]);
+          if (a.text < 0) {
+            w.value(a.number);
+          } else {
+            w.value(m.names[static_cast<std::size_t>(a.text)]);
+          }
+        }
+        w.end();
+      }
     }
+    w.end();
     flush_if_big();
   }
   buf += "\n],\"displayTimeUnit\":\"ns\"}\n";
