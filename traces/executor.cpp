@@ -82,6 +82,7 @@ class Executor {
     engine_.run();
     RunResult out;
     out.world = world_;
+    out.kernels = std::move(kernel_results_);
     out.end = engine_.now();
     out.events = engine_.events_processed();
     for (const StreamRun& st : streams_) {
@@ -224,11 +225,15 @@ class Executor {
                                                           ? bound->second.eval(st.env)
                                                           : k.args[a].default_value.eval(env);
     }
-    began_[static_cast<std::size_t>(i)] = engine_.now();
+    const sim::Time begin = engine_.now();
+    began_[static_cast<std::size_t>(i)] = begin;
     // The launch's slice is named by its kernel.
     const std::string_view name = k.name;
-    st.launch = kernels_->launch(st.rank, launch.kernel, std::move(env), [this, i, name] {
-      streams_[static_cast<std::size_t>(i)].launch = -1;
+    st.launch = kernels_->launch(st.rank, launch.kernel, std::move(env), [this, i, name, begin] {
+      StreamRun& done = streams_[static_cast<std::size_t>(i)];
+      done.launch = -1;
+      kernel_results_.push_back({done.rank, s_.streams[static_cast<std::size_t>(done.def)].name,
+                                 std::string(name), begin, engine_.now()});
       op_done(i, name);
     });
     return false;
@@ -304,6 +309,7 @@ class Executor {
   std::map<EventKey, EventState> events_;
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
+  std::vector<KernelResult> kernel_results_;
   std::uint64_t copy_hint_ = 0;
   OpBudget budget_;
 };

@@ -56,9 +56,19 @@ struct BlockedStream {
   sim::SourceLocation where;  // the op it is blocked in
 };
 
+// One kernel launch: from the moment its stream reached the launch op (the launch cost is inside)
+// until its last CTA finished.
+struct KernelResult {
+  int rank = 0;
+  std::string stream;
+  std::string kernel;
+  sim::Time begin, end;
+};
+
 struct RunResult {
   int world = 0;
   std::vector<StreamResult> streams;  // finished streams, by rank then stream order in the file
+  std::vector<KernelResult> kernels;  // finished launches, in the order they finished
   std::vector<CollectiveResult> collectives;  // in order of first arrival
   std::vector<BlockedStream> blocked;         // non-empty: the schedule deadlocked
   sim::Time end;                              // the last event

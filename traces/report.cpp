@@ -159,6 +159,20 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
           .value(row.busbw, 6)
           .end();
     }
+    w.end().key("kernels").array();
+    for (const KernelResult& k : r.kernels)
+      w.object()
+          .key("rank")
+          .value(k.rank)
+          .key("stream")
+          .value(k.stream)
+          .key("kernel")
+          .value(k.kernel)
+          .key("begin_ps")
+          .value(k.begin.picoseconds())
+          .key("end_ps")
+          .value(k.end.picoseconds())
+          .end();
     w.end().key("roofline").raw(roofline_json(run.result.roofline)).end();
   }
   w.end().end();
