@@ -47,8 +47,13 @@ sim::ResourceId Gpu::add(std::string_view unit, sim::Bandwidth capacity) {
 
 sim::ResourceId Gpu::add(std::string_view unit, sim::Bandwidth capacity, UnitKind kind,
                          std::string_view group) {
+  return add_to_group(unit, capacity, kind, gpu_group(rank_, group));
+}
+
+sim::ResourceId Gpu::add_to_group(std::string_view unit, sim::Bandwidth capacity, UnitKind kind,
+                                  const std::string& catalog_group) {
   const sim::ResourceId id = add(unit, capacity);
-  if (catalog_) catalog_->add(id, kind, rank_, gpu_group(rank_, group));
+  if (catalog_) catalog_->add(id, kind, rank_, catalog_group);
   return id;
 }
 
@@ -67,8 +72,10 @@ void Gpu::create_sm_pipes() {
   if (!tensor_.empty()) return;
   const sim::Bandwidth rate =
       sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::bf16));
+  const std::string group = gpu_group(rank_, "tensor");  // named once for all the SMs
   for (int s = 0; s < spec_->sm.count; ++s) {
-    tensor_.push_back(add(fmt::format("sm{}.tensor", s), rate, UnitKind::tensor_pipe, "tensor"));
+    tensor_.push_back(
+        add_to_group(fmt::format("sm{}.tensor", s), rate, UnitKind::tensor_pipe, group));
     net_->set_trace_counter(tensor_.back(), "GFLOP/s");
   }
   fp32_.assign(tensor_.size(), std::nullopt);

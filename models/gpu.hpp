@@ -83,8 +83,11 @@ class Gpu {
   sim::ResourceId create_fp32_pipe(int sm);
   sim::ResourceId create_l2();
   sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity);
+  // `group` is the unit's name within the GPU ("tensor"); the catalog's is gpu_group(rank, group).
   sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity, UnitKind kind,
                       std::string_view group);
+  sim::ResourceId add_to_group(std::string_view unit, sim::Bandwidth capacity, UnitKind kind,
+                               const std::string& catalog_group);
 
   int rank_;
   const HardwareSpec* spec_;

@@ -56,20 +56,32 @@ std::string gpu_group(int rank, std::string_view unit) {
 void ResourceCatalog::add(sim::ResourceId resource, UnitKind kind, int gpu, std::string group) {
   MGSIM_CHECK(!group.empty(), "resource {} registered without a unit group", resource.value);
   // Both checks come before any change, so a failed add leaves the catalog as it was.
-  const auto it = by_resource_.find(resource.value);
-  MGSIM_CHECK(it == by_resource_.end(), "resource {} registered twice (groups '{}' and '{}')",
-              resource.value, entries_[it->second].group, group);
-  const auto g = group_kinds_.find(group);
-  MGSIM_CHECK(g == group_kinds_.end() || g->second == kind, "unit group '{}' mixes kinds {} and {}",
-              group, to_string(g->second), to_string(kind));
-  by_resource_.emplace(resource.value, entries_.size());
-  group_kinds_.emplace(group, kind);
+  const std::size_t id = resource.value;
+  MGSIM_CHECK(id >= entry_of_.size() || entry_of_[id] < 0,
+              "resource {} registered twice (groups '{}' and '{}')", resource.value,
+              entries_[static_cast<std::size_t>(entry_of_[id])].group, group);
+  // A group's resources mostly come one after another (a GPU's SM pipes): only a group other
+  // than the last one's is looked up.
+  const bool as_last = !entries_.empty() && entries_.back().group == group;
+  if (as_last) {
+    MGSIM_CHECK(entries_.back().kind == kind, "unit group '{}' mixes kinds {} and {}", group,
+                to_string(entries_.back().kind), to_string(kind));
+  } else {
+    const auto g = group_kinds_.find(group);
+    MGSIM_CHECK(g == group_kinds_.end() || g->second == kind,
+                "unit group '{}' mixes kinds {} and {}", group, to_string(g->second),
+                to_string(kind));
+    group_kinds_.emplace(group, kind);
+  }
+  if (id >= entry_of_.size()) entry_of_.resize(id + 1, -1);
+  entry_of_[id] = static_cast<std::int64_t>(entries_.size());
   entries_.push_back({resource, kind, gpu, std::move(group)});
 }
 
 const CatalogEntry* ResourceCatalog::find(sim::ResourceId resource) const {
-  const auto it = by_resource_.find(resource.value);
-  return it == by_resource_.end() ? nullptr : &entries_[it->second];
+  const std::size_t id = resource.value;
+  if (id >= entry_of_.size() || entry_of_[id] < 0) return nullptr;
+  return &entries_[static_cast<std::size_t>(entry_of_[id])];
 }
 
 }  // namespace mgsim::models

@@ -80,7 +80,7 @@ class ResourceCatalog {
 
  private:
   std::vector<CatalogEntry> entries_;
-  std::unordered_map<std::uint32_t, std::size_t> by_resource_;
+  std::vector<std::int64_t> entry_of_;  // by resource id: its index in entries_, or -1
   std::unordered_map<std::string, UnitKind> group_kinds_;
 };
 

@@ -1,7 +1,7 @@
 #include "traces/roofline.hpp"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 
 #include "sim/check.hpp"
 
@@ -20,17 +20,21 @@ double Roofline::fraction() const {
 Roofline compute_roofline(const models::ResourceCatalog& catalog, sim::FluidNetwork& net,
                           sim::Duration elapsed) {
   std::vector<UnitTerm> terms;
-  std::map<std::string, std::size_t> index;
+  std::unordered_map<std::string, std::size_t> index;
+  std::size_t last = 0;  // a group's entries mostly come one after another: no lookup for those
   for (const models::CatalogEntry& e : catalog.entries()) {
-    auto [it, fresh] = index.emplace(e.group, terms.size());
-    if (fresh) {
-      UnitTerm t;
-      t.group = e.group;
-      t.kind = e.kind;
-      t.gpu = e.gpu;
-      terms.push_back(std::move(t));
+    if (terms.empty() || terms[last].group != e.group) {
+      auto [it, fresh] = index.emplace(e.group, terms.size());
+      if (fresh) {
+        UnitTerm t;
+        t.group = e.group;
+        t.kind = e.kind;
+        t.gpu = e.gpu;
+        terms.push_back(std::move(t));
+      }
+      last = it->second;
     }
-    UnitTerm& t = terms[it->second];
+    UnitTerm& t = terms[last];
     t.resources += 1;
     t.amount += net.stats(e.resource).bytes_carried.count();
     t.capacity += net.capacity(e.resource).bytes_per_second();
