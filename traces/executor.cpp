@@ -59,7 +59,7 @@ class Executor {
     for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
     if (!s.kernels.kernels.empty())
-      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_);
+      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_);
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
       for (std::size_t d = 0; d < s.streams.size(); ++d) {
@@ -298,6 +298,7 @@ class Executor {
   int world_ = 0;
   std::vector<models::Gpu> gpus_;  // by rank
   std::unique_ptr<Transfers> transfers_;
+  OpBudget budget_;                        // host streams' and kernel roles' ops together
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
   std::vector<StreamRun> streams_;
   std::vector<sim::Time> began_;  // per stream: when its current op began
@@ -305,7 +306,6 @@ class Executor {
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
   std::uint64_t copy_hint_ = 0;
-  OpBudget budget_;
 };
 
 }  // namespace
