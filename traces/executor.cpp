@@ -12,6 +12,7 @@
 #include "sim/trace.hpp"
 #include "traces/collective.hpp"
 #include "traces/kernel_exec.hpp"
+#include "traces/sync_table.hpp"
 #include "traces/walker.hpp"
 
 namespace mgsim::traces {
@@ -32,11 +33,8 @@ struct StreamRun {
 };
 
 using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
-
-struct EventState {
-  bool recorded = false;
-  std::vector<int> waiters;  // stream indices
-};
+// Recorded at 1; the waiters are stream indices.
+using Events = SyncTable<EventKey, int>;
 
 class Executor {
  public:
@@ -132,10 +130,8 @@ class Executor {
 
   bool start(int i, const Op&, const RecordOp& record) {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    EventState& e = events_[event_key(st, record.event, st.rank)];
-    e.recorded = true;
-    for (int w : e.waiters) resume_later(w);
-    e.waiters.clear();
+    events_.set(event_key(st, record.event, st.rank), 1, false,
+                [this](int waiter) { resume_later(waiter); });
     return true;
   }
 
@@ -143,9 +139,7 @@ class Executor {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
     const int rank = wait.event.rank ? check_rank(*wait.event.rank, st.env) : st.rank;
     const EventKey key = event_key(st, wait.event, rank);
-    EventState& e = events_[key];
-    if (e.recorded) return true;
-    e.waiters.push_back(i);
+    if (events_.wait(key, 1, i)) return true;
     st.waiting = fmt::format("event '{}' (index {}) on rank {}",
                              s_.event_names[static_cast<std::size_t>(wait.event.name)],
                              std::get<2>(key), rank);
@@ -302,7 +296,7 @@ class Executor {
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
   std::vector<StreamRun> streams_;
   std::vector<sim::Time> began_;  // per stream: when its current op began
-  std::map<EventKey, EventState> events_;
+  Events events_;
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
   std::uint64_t copy_hint_ = 0;
