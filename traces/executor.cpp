@@ -12,6 +12,7 @@
 #include "sim/trace.hpp"
 #include "traces/collective.hpp"
 #include "traces/kernel_exec.hpp"
+#include "traces/sync_table.hpp"
 #include "traces/walker.hpp"
 
 namespace mgsim::traces {
@@ -32,11 +33,8 @@ struct StreamRun {
 };
 
 using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
-
-struct EventState {
-  bool recorded = false;
-  std::vector<int> waiters;  // stream indices
-};
+// Recorded at 1; the waiters are stream indices.
+using Events = SyncTable<EventKey, int>;
 
 class Executor {
  public:
@@ -59,7 +57,7 @@ class Executor {
     for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
     if (!s.kernels.kernels.empty())
-      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_);
+      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_);
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
       for (std::size_t d = 0; d < s.streams.size(); ++d) {
@@ -133,10 +131,8 @@ class Executor {
 
   bool start(int i, const Op&, const RecordOp& record) {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    EventState& e = events_[event_key(st, record.event, st.rank)];
-    e.recorded = true;
-    for (int w : e.waiters) resume_later(w);
-    e.waiters.clear();
+    events_.set(event_key(st, record.event, st.rank), 1, false,
+                [this](int waiter) { resume_later(waiter); });
     return true;
   }
 
@@ -144,9 +140,7 @@ class Executor {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
     const int rank = wait.event.rank ? check_rank(*wait.event.rank, st.env) : st.rank;
     const EventKey key = event_key(st, wait.event, rank);
-    EventState& e = events_[key];
-    if (e.recorded) return true;
-    e.waiters.push_back(i);
+    if (events_.wait(key, 1, i)) return true;
     st.waiting = fmt::format("event '{}' (index {}) on rank {}",
                              s_.event_names[static_cast<std::size_t>(wait.event.name)],
                              std::get<2>(key), rank);
@@ -303,15 +297,15 @@ class Executor {
   int world_ = 0;
   std::vector<models::Gpu> gpus_;  // by rank
   std::unique_ptr<Transfers> transfers_;
+  OpBudget budget_;                        // host streams' and kernel roles' ops together
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
   std::vector<StreamRun> streams_;
   std::vector<sim::Time> began_;  // per stream: when its current op began
-  std::map<EventKey, EventState> events_;
+  Events events_;
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
   std::vector<KernelResult> kernel_results_;
   std::uint64_t copy_hint_ = 0;
-  OpBudget budget_;
 };
 
 }  // namespace

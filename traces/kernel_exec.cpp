@@ -6,8 +6,9 @@
 namespace mgsim::traces {
 
 KernelRunner::KernelRunner(const KernelSet& kernels, sim::Engine& engine, sim::FluidNetwork& net,
-                           Interconnect& fabric, std::span<models::Gpu> gpus)
-    : runner_(std::make_unique<kernel::Runner>(kernels, engine, net, fabric, gpus, stats_)) {}
+                           Interconnect& fabric, std::span<models::Gpu> gpus, OpBudget& budget)
+    : runner_(
+          std::make_unique<kernel::Runner>(kernels, engine, net, fabric, gpus, budget, stats_)) {}
 
 KernelRunner::~KernelRunner() = default;
 

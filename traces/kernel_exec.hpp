@@ -35,6 +35,8 @@
 
 namespace mgsim::traces {
 
+class OpBudget;
+
 namespace kernel {
 struct Runner;
 }
@@ -42,9 +44,11 @@ struct Runner;
 class KernelRunner {
  public:
   // Rank r runs on GPU r of `fabric`, its resources those of gpus[r] (which must outlive the
-  // runner); the world is gpus.size(). REQUIRES: gpus non-empty, all of one HardwareSpec.
+  // runner); the world is gpus.size(). Every role op is charged to `budget`, the run's one op
+  // budget (traces/walker.hpp), which must outlive the runner.
+  // REQUIRES: gpus non-empty, all of one HardwareSpec.
   KernelRunner(const KernelSet& kernels, sim::Engine& engine, sim::FluidNetwork& net,
-               Interconnect& fabric, std::span<models::Gpu> gpus);
+               Interconnect& fabric, std::span<models::Gpu> gpus, OpBudget& budget);
   ~KernelRunner();
   KernelRunner(const KernelRunner&) = delete;
   KernelRunner& operator=(const KernelRunner&) = delete;
@@ -60,7 +64,7 @@ class KernelRunner {
 
   struct Stats {
     std::int64_t ctas = 0;   // CTAs run to completion
-    std::int64_t ops = 0;    // role ops executed
+    std::int64_t ops = 0;    // role ops executed, `for` ops included
     std::int64_t flops = 0;  // mma, compute and mainloop flops (as written, not scaled)
   };
   const Stats& stats() const { return stats_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -94,12 +95,24 @@ class KernelParser {
   }
 
   KernelOp parse_op(const sim::Node& node) {
-    using K = KernelOp::Kind;
-    static constexpr std::pair<const char*, K> kinds[] = {
-        {"load", K::load},     {"store", K::store},     {"reduce", K::reduce},
-        {"mma", K::mma},       {"compute", K::compute}, {"mainloop", K::mainloop},
-        {"signal", K::signal}, {"wait", K::wait},       {"arrive", K::arrive},
-        {"sync", K::sync},     {"for", K::for_loop}};
+    enum class Kind {
+      load,
+      store,
+      reduce,
+      mma,
+      compute,
+      mainloop,
+      signal,
+      wait,
+      arrive,
+      sync,
+      for_
+    };
+    static constexpr std::pair<const char*, Kind> kinds[] = {
+        {"load", Kind::load},     {"store", Kind::store},     {"reduce", Kind::reduce},
+        {"mma", Kind::mma},       {"compute", Kind::compute}, {"mainloop", Kind::mainloop},
+        {"signal", Kind::signal}, {"wait", Kind::wait},       {"arrive", Kind::arrive},
+        {"sync", Kind::sync},     {"for", Kind::for_}};
     sim::MapReader r(node, "kernel op");
     KernelOp op;
     op.where = node.location();
@@ -107,42 +120,56 @@ class KernelParser {
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
     if (!kind) fail_no_op_kind(node, kinds, "a kernel op");
-    op.kind = kind->first;
-    const sim::Node* body = &kind->second;
-    switch (op.kind) {
-      case K::load:
-      case K::store:
-      case K::reduce:
-        parse_transfer(*body, op);
+    const sim::Node& body = kind->second;
+    switch (kind->first) {
+      case Kind::load:
+        op.what = parse_transfer<LoadOp>(body);
         break;
-      case K::mma:
-        parse_mma(*body, op, false);
+      case Kind::store:
+        op.what = parse_transfer<StoreOp>(body);
         break;
-      case K::mainloop:
-        parse_mma(*body, op, true);
+      case Kind::reduce:
+        op.what = parse_transfer<ReduceOp>(body);
         break;
-      case K::compute:
-        parse_compute(*body, op);
+      case Kind::mma:
+        op.what = parse_mma(body);
         break;
-      case K::signal:
-      case K::wait:
-        parse_flag(*body, op);
+      case Kind::mainloop:
+        op.what = parse_mainloop(body);
         break;
-      case K::arrive:
-      case K::sync:
-        parse_barrier(*body, op);
+      case Kind::compute:
+        op.what = parse_compute(body);
         break;
-      case K::for_loop:
-        op.loop.push_back(parse_for(*body));
+      case Kind::signal:
+        op.what = parse_flag<SignalOp>(body);
+        break;
+      case Kind::wait:
+        op.what = parse_flag<FlagWaitOp>(body);
+        break;
+      case Kind::arrive:
+        op.what = ArriveOp{.barrier = parse_barrier(body, nullptr)};
+        break;
+      case Kind::sync: {
+        SyncOp sync;
+        sync.barrier = parse_barrier(body, &sync.count);
+        op.what = std::move(sync);
+        break;
+      }
+      case Kind::for_:
+        op.what = parse_for(body);
         break;
     }
     return op;
   }
 
-  void parse_transfer(const sim::Node& node, KernelOp& op) {
-    const bool is_reduce = op.kind == KernelOp::Kind::reduce;
-    sim::MapReader r(node,
-                     is_reduce ? "reduce" : (op.kind == KernelOp::Kind::load ? "load" : "store"));
+  // Load, store or reduce (T): the transfer's keys, and those of its kind.
+  template <class T>
+  T parse_transfer(const sim::Node& node) {
+    constexpr bool is_load = std::is_same_v<T, LoadOp>;
+    constexpr bool is_store = std::is_same_v<T, StoreOp>;
+    constexpr bool is_reduce = std::is_same_v<T, ReduceOp>;
+    T op;
+    sim::MapReader r(node, T::kName);
     op.bytes = Expr::parse(r.required("bytes"), scope_);
     if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
     op.via = is_reduce ? Via::multimem : Via::tma;
@@ -168,31 +195,36 @@ class KernelParser {
     }
     if (auto g = r.optional("region")) op.region = Expr::parse(*g, scope_);
     if (auto w = r.optional("working_set")) {
-      if (op.kind != KernelOp::Kind::load)
+      if constexpr (is_load) {
+        op.working_set = Expr::parse(*w, scope_);
+      } else {
         w->fail(
             fmt::format("'working_set' belongs to a load (the L2 hit model of re-read data); a "
                         "{} writes through",
-                        is_reduce ? "reduce" : "store"));
-      op.working_set = Expr::parse(*w, scope_);
+                        T::kName));
+      }
     }
     if (auto a = r.optional("add")) {
-      if (op.kind != KernelOp::Kind::store)
+      if constexpr (is_store) {
+        op.add = a->as_bool();
+        if (op.add && op.via != Via::tma)
+          a->fail(
+              fmt::format("a store-add is a TMA bulk reduction (cp.reduce.async.bulk): via must "
+                          "be tma, not '{}'",
+                          to_string(op.via)));
+      } else {
         a->fail(fmt::format("'add' belongs to a store (a TMA store-add); a {} cannot add",
                             is_reduce ? "reduce already reduces: it" : "load"));
-      op.add = a->as_bool();
-      if (op.add && op.via != Via::tma)
-        a->fail(
-            fmt::format("a store-add is a TMA bulk reduction (cp.reduce.async.bulk): via must "
-                        "be tma, not '{}'",
-                        to_string(op.via)));
+      }
     }
     r.finish();
     if (op.via == Via::multimem && op.peer)
       node.fail("a multimem op addresses the whole multicast group: drop 'peer'");
-    if (op.kind == KernelOp::Kind::load && op.via == Via::multimem)
+    if (is_load && op.via == Via::multimem)
       node.fail(
           "a multimem load that reduces is a 'reduce' op; a plain load reads one peer "
           "(via tma or ldst)");
+    return op;
   }
 
   models::Dtype parse_dtype(sim::MapReader& r, models::Dtype fallback) {
@@ -205,33 +237,49 @@ class KernelParser {
     return out;
   }
 
-  void parse_mma(const sim::Node& node, KernelOp& op, bool mainloop) {
-    sim::MapReader r(node, mainloop ? "mainloop" : "mma");
+  MmaOp parse_mma(const sim::Node& node) {
+    sim::MapReader r(node, MmaOp::kName);
+    MmaOp op;
     op.m = Expr::parse(r.required("m"), scope_);
     op.n = Expr::parse(r.required("n"), scope_);
     op.k = Expr::parse(r.required("k"), scope_);
-    if (mainloop) {
-      op.k_tile = Expr::parse(r.required("k_tile"), scope_);
-      op.stages = Expr::parse(r.required("stages"), scope_);
-      if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
-    }
     op.dtype = parse_dtype(r, models::Dtype::bf16);
     r.finish();
+    return op;
   }
 
-  void parse_compute(const sim::Node& node, KernelOp& op) {
-    sim::MapReader r(node, "compute");
+  MainloopOp parse_mainloop(const sim::Node& node) {
+    sim::MapReader r(node, MainloopOp::kName);
+    MainloopOp op;
+    op.m = Expr::parse(r.required("m"), scope_);
+    op.n = Expr::parse(r.required("n"), scope_);
+    op.k = Expr::parse(r.required("k"), scope_);
+    op.k_tile = Expr::parse(r.required("k_tile"), scope_);
+    op.stages = Expr::parse(r.required("stages"), scope_);
+    if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
+    op.dtype = parse_dtype(r, models::Dtype::bf16);
+    r.finish();
+    return op;
+  }
+
+  ComputeOp parse_compute(const sim::Node& node) {
+    sim::MapReader r(node, ComputeOp::kName);
+    ComputeOp op;
     if (auto f = r.optional("flops")) op.flops = Expr::parse(*f, scope_);
     if (auto c = r.optional("cycles")) op.cycles = Expr::parse(*c, scope_);
     op.dtype = parse_dtype(r, models::Dtype::fp32);
     r.finish();
     if (op.flops.has_value() == op.cycles.has_value())
       node.fail("compute takes exactly one of 'flops' and 'cycles'");
+    return op;
   }
 
-  void parse_flag(const sim::Node& node, KernelOp& op) {
-    const bool is_signal = op.kind == KernelOp::Kind::signal;
-    sim::MapReader r(node, is_signal ? "signal" : "wait");
+  // Signal or wait (T).
+  template <class T>
+  T parse_flag(const sim::Node& node) {
+    constexpr bool is_signal = std::is_same_v<T, SignalOp>;
+    T op;
+    sim::MapReader r(node, T::kName);
     const sim::Node flag = r.required("flag");
     const std::string name = flag.as_string();
     if (!is_identifier(name)) flag.fail(fmt::format("'{}' cannot name a flag array", name));
@@ -239,7 +287,7 @@ class KernelParser {
     op.index = Expr::constant(0, node.location());
     if (auto i = r.optional("index")) op.index = Expr::parse(*i, scope_);
     if (auto k = r.optional("rank")) op.rank = Expr::parse(*k, scope_);
-    if (is_signal) {
+    if constexpr (is_signal) {
       auto v = r.optional("value");
       auto a = r.optional("add");
       if (v.has_value() == a.has_value())
@@ -250,28 +298,30 @@ class KernelParser {
       op.value = Expr::parse(r.required("value"), scope_);
     }
     r.finish();
+    return op;
   }
 
-  void parse_barrier(const sim::Node& node, KernelOp& op) {
-    const bool is_sync = op.kind == KernelOp::Kind::sync;
+  // An arrive (count null) or a sync (its count, default 1, into *count): returns the barrier.
+  int parse_barrier(const sim::Node& node, Expr* count) {
+    const bool is_sync = count != nullptr;
     sim::Node name = node;
-    op.count = Expr::constant(1, node.location());
+    if (is_sync) *count = Expr::constant(1, node.location());
     if (node.is_map()) {
-      sim::MapReader r(node, is_sync ? "sync" : "arrive");
+      sim::MapReader r(node, is_sync ? SyncOp::kName : ArriveOp::kName);
       name = r.required("barrier");
       if (is_sync) {
-        if (auto c = r.optional("count")) op.count = Expr::parse(*c, scope_);
+        if (auto c = r.optional("count")) *count = Expr::parse(*c, scope_);
       }
       r.finish();
     }
     const std::string text = name.as_string();
     if (!is_identifier(text)) name.fail(fmt::format("'{}' cannot name a barrier", text));
-    op.barrier = intern(*barriers_, text);
+    return intern(*barriers_, text);
   }
 
-  KernelFor parse_for(const sim::Node& node) {
-    return traces::parse_for<KernelFor>(node, scope_, kReserved, max_slots_,
-                                        [this](const sim::Node& ops) { return parse_ops(ops); });
+  KernelForOp parse_for(const sim::Node& node) {
+    return traces::parse_for<KernelForOp>(node, scope_, kReserved, max_slots_,
+                                          [this](const sim::Node& ops) { return parse_ops(ops); });
   }
 
   KernelSet& set_;

@@ -55,6 +55,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/sm.hpp"
@@ -67,58 +68,105 @@ namespace mgsim::traces {
 enum class Via { tma, ldst, multimem };
 const char* to_string(Via v);
 
+// The syntax tree of a kernel op: where it is, its condition, and one struct per op kind in a
+// std::variant (an op is exactly one kind; no field of another kind can be set). Each kind's
+// kName is its key in the YAML, which the timeline and messages show.
+
+// What load, store and reduce share: a transfer between memory and the SM.
+struct TransferOp {
+  Expr bytes;
+  std::optional<Expr> peer;  // the rank whose memory it reads or writes; default this rank
+  Via via = Via::tma;
+  int buffer = -1;  // index into KernelSet::buffer_names, -1 when not named
+  std::optional<Expr> region;
+};
+
+struct LoadOp : TransferOp {
+  static constexpr const char* kName = "load";
+  std::optional<Expr> working_set;  // bytes re-read, for the L2 hit model
+};
+
+struct StoreOp : TransferOp {
+  static constexpr const char* kName = "store";
+  bool add = false;  // a TMA store-add
+};
+
+// Always via multimem (the parser's check).
+struct ReduceOp : TransferOp {
+  static constexpr const char* kName = "reduce";
+};
+
+struct MmaOp {
+  static constexpr const char* kName = "mma";
+  Expr m, n, k;
+  models::Dtype dtype = models::Dtype::bf16;
+};
+
+// Exactly one of flops and cycles.
+struct ComputeOp {
+  static constexpr const char* kName = "compute";
+  std::optional<Expr> flops, cycles;
+  models::Dtype dtype = models::Dtype::fp32;
+};
+
+struct MainloopOp {
+  static constexpr const char* kName = "mainloop";
+  Expr m, n, k, k_tile, stages;
+  std::optional<Expr> peer;  // where A and B come from; default this rank
+  models::Dtype dtype = models::Dtype::bf16;
+};
+
+// What signal and wait share: one flag of a flag array on a rank.
+struct FlagRef {
+  int flag = 0;  // index into KernelSet::flag_names
+  Expr index;
+  std::optional<Expr> rank;  // default this rank
+  Expr value;                // signal: the value set or added; wait: the threshold
+};
+
+struct SignalOp : FlagRef {
+  static constexpr const char* kName = "signal";
+  bool add = false;  // add `value` instead of setting it
+};
+
+// A kernel's `wait` (named apart from the host's traces::WaitOp on events).
+struct FlagWaitOp : FlagRef {
+  static constexpr const char* kName = "wait";
+};
+
+struct ArriveOp {
+  static constexpr const char* kName = "arrive";
+  int barrier = 0;  // index into KernelDef::barrier_names
+};
+
+struct SyncOp {
+  static constexpr const char* kName = "sync";
+  int barrier = 0;  // index into KernelDef::barrier_names
+  Expr count;       // arrivals per phase
+};
+
 struct KernelOp;
 
-struct KernelFor : LoopRange {
+struct KernelForOp : LoopRange {
+  static constexpr const char* kName = "for";
   std::vector<KernelOp> body;
 };
 
 struct KernelOp {
-  enum class Kind {
-    load,
-    store,
-    reduce,
-    mma,
-    compute,
-    mainloop,
-    signal,
-    wait,
-    arrive,
-    sync,
-    for_loop
-  };
-  Kind kind = Kind::compute;
   sim::SourceLocation where;
   std::optional<Expr> condition;
-
-  // load, store, reduce
-  Expr bytes;
-  std::optional<Expr> peer;  // also mainloop's: where A and B come from
-  Via via = Via::tma;
-  int buffer = -1;  // index into KernelSet::buffer_names, -1 when not named
-  std::optional<Expr> region;
-  std::optional<Expr> working_set;  // load: bytes re-read, for the L2 hit model
-
-  // mma, mainloop
-  Expr m, n, k, k_tile, stages;
-  models::Dtype dtype = models::Dtype::bf16;
-
-  // compute: exactly one of flops and cycles
-  std::optional<Expr> flops, cycles;
-
-  // signal, wait
-  int flag = 0;  // index into KernelSet::flag_names
-  Expr index;
-  std::optional<Expr> rank;
-  Expr value;        // signal: the value set or added; wait: the threshold
-  bool add = false;  // signal: add instead of set; store: a TMA store-add
-
-  // arrive, sync
-  int barrier = 0;  // index into KernelDef::barrier_names
-  Expr count;       // sync: arrivals per phase
-
-  std::vector<KernelFor> loop;  // exactly one element for for_loop
+  std::variant<LoadOp, StoreOp, ReduceOp, MmaOp, ComputeOp, MainloopOp, SignalOp, FlagWaitOp,
+               ArriveOp, SyncOp, KernelForOp>
+      what;
 };
+
+// For the walker (traces/walker.hpp): the loop of a `for` op, nullptr for other ops.
+inline const KernelForOp* loop_of(const KernelOp& op) { return std::get_if<KernelForOp>(&op.what); }
+
+// The op's kind as written in the YAML ("load", "for", ...).
+inline const char* kind_name(const KernelOp& op) {
+  return std::visit([](const auto& what) { return what.kName; }, op.what);
+}
 
 struct RoleDef {
   std::string name;

@@ -33,7 +33,7 @@ void start_cta(Runner& x, LaunchRun& l, int sm) {
     role->cta = cta.get();
     role->role = static_cast<int>(r);
     role->env = env;
-    role->frames.push_back({&def.ops, 0, -1, 0, 1});
+    role->walker = Walker<KernelOp>(def.ops);
     cta->roles.push_back(std::move(role));
   }
   cta->roles_left = static_cast<int>(cta->roles.size());

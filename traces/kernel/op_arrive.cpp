@@ -5,7 +5,7 @@
 
 namespace mgsim::traces::kernel {
 
-bool start_arrive(Runner& x, RoleRun& r, const KernelOp& op) {
+bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& op) {
   const Duration release = sim::cycles_to_duration(x.spec.sm.mbarrier_cycles, x.spec.sm.clock);
   r.cta->barriers.arrive(op.barrier,
                          [&x, release](RoleRun& waiter) { resume_after(x, waiter, release); });

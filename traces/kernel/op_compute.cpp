@@ -9,7 +9,7 @@
 
 namespace mgsim::traces::kernel {
 
-bool start_compute(Runner& x, RoleRun& r, const KernelOp& op) {
+bool start_compute(Runner& x, RoleRun& r, const ComputeOp& op) {
   begin_phases(r);
   if (op.cycles) {
     const std::int64_t cycles = op.cycles->eval(r.env);

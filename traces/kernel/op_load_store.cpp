@@ -21,12 +21,11 @@
 // Ignores: L2 hits other than a load's declared working set (stores go to HBM), L2 bandwidth
 // used by misses.
 #include <cmath>
-
-#include <fmt/format.h>
+#include <optional>
+#include <string_view>
 
 #include "traces/kernel/ops.hpp"
 #include "traces/kernel/phases.hpp"
-#include "traces/kernel/trace.hpp"
 
 namespace mgsim::traces::kernel {
 namespace {
@@ -37,22 +36,21 @@ models::PeerPath peer_path_of(Via via, bool add) {
   return add ? models::PeerPath::tma_reduce : models::PeerPath::tma;
 }
 
-}  // namespace
-
-bool start_load_store(Runner& x, RoleRun& r, const KernelOp& op) {
+// A load (is_load, with its working_set or null) or a store (with its add) via tma or ldst;
+// `bytes_what` names the bytes in messages.
+bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_view bytes_what,
+                    bool is_load, const std::optional<Expr>& working_set, bool add) {
   const models::HardwareSpec& spec = x.spec;
   const int rank = x.rank_of(r);
-  const std::int64_t bytes =
-      op.bytes.eval_positive(r.env, fmt::format("{} bytes", op_name(op.kind)));
+  const std::int64_t bytes = op.bytes.eval_positive(r.env, bytes_what);
   const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
   r.traced_bytes = bytes;
   if (peer != rank) r.traced_peer = peer;
-  const bool is_load = op.kind == KernelOp::Kind::load;
   // The memory's owner is the peer for a peer access: remote data lives in the owner's HBM and
   // is cached in the owner's L2.
   const double hit =
-      op.working_set
-          ? spec.l2.hit_fraction(Bytes(op.working_set->eval_positive(r.env, "load working_set")))
+      working_set
+          ? spec.l2.hit_fraction(Bytes(working_set->eval_positive(r.env, "load working_set")))
           : 0.0;
   Duration latency = spec.hbm.latency;
   if (hit > 0.0)
@@ -64,12 +62,12 @@ bool start_load_store(Runner& x, RoleRun& r, const KernelOp& op) {
   if (peer != rank) {
     const int src = is_load ? peer : rank;
     const int dst = is_load ? rank : peer;
-    latency += x.peer_path(src, dst, peer_path_of(op.via, op.add), route);
+    latency += x.peer_path(src, dst, peer_path_of(op.via, add), route);
   }
   // A store-add is read, added and written back by the destination's L2: the owner's HBM carries
   // its bytes twice (read and write; the path lists it twice).
   models::Gpu& owner = x.gpu(peer);
-  if (op.add) {
+  if (add) {
     route.push_back(owner.l2_reduce());
     route.push_back(owner.hbm());
   }
@@ -95,6 +93,16 @@ bool start_load_store(Runner& x, RoleRun& r, const KernelOp& op) {
   if (misses.count() > 0 || hits.count() == 0) add_flow(r, owner.hbm(), route, misses, cap);
   run_phases(x, r);
   return false;
+}
+
+}  // namespace
+
+bool start_load_store(Runner& x, RoleRun& r, const LoadOp& load) {
+  return start_transfer(x, r, load, "load bytes", true, load.working_set, false);
+}
+
+bool start_load_store(Runner& x, RoleRun& r, const StoreOp& store) {
+  return start_transfer(x, r, store, "store bytes", false, std::nullopt, store.add);
 }
 
 }  // namespace mgsim::traces::kernel

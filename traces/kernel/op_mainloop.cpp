@@ -36,7 +36,7 @@ std::int64_t dtype_bytes(models::Dtype d) {
 
 }  // namespace
 
-bool start_mainloop(Runner& x, RoleRun& r, const KernelOp& op) {
+bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op) {
   const models::HardwareSpec& spec = x.spec;
   const int rank = x.rank_of(r);
   const std::int64_t m = op.m.eval_positive(r.env, "m");

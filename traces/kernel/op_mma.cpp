@@ -9,7 +9,7 @@
 
 namespace mgsim::traces::kernel {
 
-bool start_mma(Runner& x, RoleRun& r, const KernelOp& op) {
+bool start_mma(Runner& x, RoleRun& r, const MmaOp& op) {
   const std::int64_t m = op.m.eval_positive(r.env, "m");
   const std::int64_t n = op.n.eval_positive(r.env, "n");
   const std::int64_t k = op.k.eval_positive(r.env, "k");

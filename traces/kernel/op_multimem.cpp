@@ -10,25 +10,29 @@
 // A GPU's own contribution and copy stay in its memory. A GPU's uplink into the switch is the
 // first hop of its routes, its downlink the last hop of routes into it.
 // Ignores: the HBM traffic of multimem ops.
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "traces/kernel/ops.hpp"
 #include "traces/kernel/phases.hpp"
-#include "traces/kernel/trace.hpp"
 
 namespace mgsim::traces::kernel {
 
-bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op) {
+namespace {
+
+// A store (multicast) or a reduce (in-network reduction) of `transfer`, the transfer of `op`
+// whose kind is `kind`.
+bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer, bool reduce,
+           const char* kind, std::string_view bytes_what) {
   const models::HardwareSpec& spec = x.spec;
   const int rank = x.rank_of(r);
-  const std::int64_t bytes =
-      op.bytes.eval_positive(r.env, fmt::format("{} bytes", op_name(op.kind)));
+  const std::int64_t bytes = transfer.bytes.eval_positive(r.env, bytes_what);
   r.traced_bytes = bytes;
-  const bool reduce = op.kind == KernelOp::Kind::reduce;
   if ((reduce && !spec.nvswitch.reduction) || (!reduce && !spec.nvswitch.multicast))
-    throw sim::ConfigError(
-        op.where, fmt::format("multimem {} needs NVSwitch {}, which {} lacks", op_name(op.kind),
-                              reduce ? "reduction" : "multicast", spec.name));
+    throw sim::ConfigError(op.where,
+                           fmt::format("multimem {} needs NVSwitch {}, which {} lacks", kind,
+                                       reduce ? "reduction" : "multicast", spec.name));
   if (x.world < 2)
     throw sim::ConfigError(op.where, "multimem needs a multicast group of at least 2 ranks");
   // Without a switch a route is a single direct link.
@@ -63,6 +67,16 @@ bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op) {
   }
   run_phases(x, r);
   return false;
+}
+
+}  // namespace
+
+bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op, const StoreOp& store) {
+  return start(x, r, op, store, false, StoreOp::kName, "store bytes");
+}
+
+bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op, const ReduceOp& reduce) {
+  return start(x, r, op, reduce, true, ReduceOp::kName, "reduce bytes");
 }
 
 }  // namespace mgsim::traces::kernel

@@ -19,7 +19,7 @@ void set_flag(Runner& x, const FlagKey& key, std::int64_t value, bool add) {
 
 }  // namespace
 
-bool start_signal(Runner& x, RoleRun& r, const KernelOp& op) {
+bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   const int rank = x.rank_of(r);
   const int target = op.rank ? x.check_rank(*op.rank, r.env) : rank;
   const FlagKey key{target, op.flag, op.index.eval(r.env)};

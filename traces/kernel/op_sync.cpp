@@ -4,7 +4,7 @@
 
 namespace mgsim::traces::kernel {
 
-bool start_sync(Runner&, RoleRun& r, const KernelOp& op) {
+bool start_sync(Runner&, RoleRun& r, const SyncOp& op) {
   const std::int64_t count = op.count.eval_positive(r.env, "sync count");
   const std::int64_t need = mul(op.count, ++r.syncs[op.barrier], count);
   const KernelDef& k = *r.cta->launch->def;

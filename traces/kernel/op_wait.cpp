@@ -4,7 +4,7 @@
 
 namespace mgsim::traces::kernel {
 
-bool start_wait(Runner& x, RoleRun& r, const KernelOp& op) {
+bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& op) {
   const int rank = x.rank_of(r);
   const int owner = op.rank ? x.check_rank(*op.rank, r.env) : rank;
   const FlagKey key{owner, op.flag, op.index.eval(r.env)};

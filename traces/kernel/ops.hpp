@@ -1,49 +1,58 @@
 // The op units of the kernel runner: one file per op kind (op_<kind>.cpp), each stating its
-// model at the top. A unit starts its op on a role and returns true when the op is over at
-// once (the walker goes on), false when it ends later: by its phases (phases.hpp), or when a
-// flag or barrier releases the role (walker.hpp's resume_after). A new op kind is a new file
-// here plus its line in start_op (and the parser's).
+// model at the top. A unit starts its op (the KernelOp, for its location, and its kind's struct)
+// on a role and returns true when the op is over at once (the walker goes on), false when it
+// ends later: by its phases (phases.hpp), or when a flag or barrier releases the role
+// (walker.hpp's resume_after). A new op kind is a new file here plus its line in start_op (and
+// its struct in kernel_schedule.hpp).
 #pragma once
 
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "sim/check.hpp"
 #include "traces/kernel/runner.hpp"
 
 namespace mgsim::traces::kernel {
 
-bool start_load_store(Runner& x, RoleRun& r, const KernelOp& op);  // via tma | ldst
-bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op);    // load, store, reduce
-bool start_mma(Runner& x, RoleRun& r, const KernelOp& op);
-bool start_compute(Runner& x, RoleRun& r, const KernelOp& op);
-bool start_mainloop(Runner& x, RoleRun& r, const KernelOp& op);
-bool start_signal(Runner& x, RoleRun& r, const KernelOp& op);
-bool start_wait(Runner& x, RoleRun& r, const KernelOp& op);
-bool start_arrive(Runner& x, RoleRun& r, const KernelOp& op);
-bool start_sync(Runner& x, RoleRun& r, const KernelOp& op);
+// via tma | ldst (op_load_store.cpp)
+bool start_load_store(Runner& x, RoleRun& r, const LoadOp& load);
+bool start_load_store(Runner& x, RoleRun& r, const StoreOp& store);
+// via multimem (op_multimem.cpp)
+bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op, const StoreOp& store);
+bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op, const ReduceOp& reduce);
+bool start_mma(Runner& x, RoleRun& r, const MmaOp& mma);
+bool start_compute(Runner& x, RoleRun& r, const ComputeOp& compute);
+bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& mainloop);
+bool start_signal(Runner& x, RoleRun& r, const SignalOp& signal);
+bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& wait);
+bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& arrive);
+bool start_sync(Runner& x, RoleRun& r, const SyncOp& sync);
 
-// REQUIRES: op is not a `for` (the walker's).
+// Starts `op` on `r` through its kind's unit. REQUIRES: op is not a `for` (the walker's).
 inline bool start_op(Runner& x, RoleRun& r, const KernelOp& op) {
-  switch (op.kind) {
-    case KernelOp::Kind::load:
-    case KernelOp::Kind::store:
-    case KernelOp::Kind::reduce:
-      return op.via == Via::multimem ? start_multimem(x, r, op) : start_load_store(x, r, op);
-    case KernelOp::Kind::mma:
-      return start_mma(x, r, op);
-    case KernelOp::Kind::compute:
-      return start_compute(x, r, op);
-    case KernelOp::Kind::mainloop:
-      return start_mainloop(x, r, op);
-    case KernelOp::Kind::signal:
-      return start_signal(x, r, op);
-    case KernelOp::Kind::wait:
-      return start_wait(x, r, op);
-    case KernelOp::Kind::arrive:
-      return start_arrive(x, r, op);
-    case KernelOp::Kind::sync:
-      return start_sync(x, r, op);
-    case KernelOp::Kind::for_loop:
-      break;
-  }
-  return true;
+  struct Start {
+    Runner& x;
+    RoleRun& r;
+    const KernelOp& op;
+    bool operator()(const LoadOp& o) const { return start_load_store(x, r, o); }
+    bool operator()(const StoreOp& o) const {
+      return o.via == Via::multimem ? start_multimem(x, r, op, o) : start_load_store(x, r, o);
+    }
+    bool operator()(const ReduceOp& o) const { return start_multimem(x, r, op, o); }
+    bool operator()(const MmaOp& o) const { return start_mma(x, r, o); }
+    bool operator()(const ComputeOp& o) const { return start_compute(x, r, o); }
+    bool operator()(const MainloopOp& o) const { return start_mainloop(x, r, o); }
+    bool operator()(const SignalOp& o) const { return start_signal(x, r, o); }
+    bool operator()(const FlagWaitOp& o) const { return start_wait(x, r, o); }
+    bool operator()(const ArriveOp& o) const { return start_arrive(x, r, o); }
+    bool operator()(const SyncOp& o) const { return start_sync(x, r, o); }
+    bool operator()(const KernelForOp&) const {
+      throw sim::InternalError(
+          fmt::format("{}:{}: the walker enters for loops itself", op.where.file, op.where.line));
+    }
+  };
+  return std::visit(Start{x, r, op}, op.what);
 }
 
 }  // namespace mgsim::traces::kernel

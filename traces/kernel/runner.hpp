@@ -1,7 +1,7 @@
 // Private to the kernel runner (traces/kernel_exec.hpp): the state of running launches, CTAs and
 // roles, and what every part of the runner shares. The parts, one job each:
 //   launch.cpp     launch and CTA placement (occupancy, waves)
-//   walker.cpp     the role walker: frames, `for`, conditions; one op at a time
+//   walker.cpp     the role walker (on traces/walker.hpp's Walker); one op at a time
 //   ops.hpp        the op units, one file per op kind (op_*.cpp), each with its model
 //   phases.cpp     how an op's phases run: each a delay, then flows together
 //   sync_table.cpp flags and barriers
@@ -23,6 +23,7 @@
 #include "sim/fluid.hpp"
 #include "traces/kernel/sync_table.hpp"
 #include "traces/kernel_exec.hpp"
+#include "traces/walker.hpp"
 
 namespace mgsim::traces::kernel {
 
@@ -31,14 +32,6 @@ using sim::Bytes;
 using sim::Duration;
 
 struct CtaRun;
-
-// A role's op list being walked: the role's own list, or a `for` body with its bounds.
-struct Frame {
-  const std::vector<KernelOp>* ops = nullptr;
-  std::size_t pc = 0;
-  int slot = -1;  // the loop variable's slot; -1 for the role's own list
-  std::int64_t to = 0, step = 1;
-};
 
 struct FlowSpec {
   std::vector<sim::ResourceId> path;
@@ -57,7 +50,7 @@ struct RoleRun {
   CtaRun* cta = nullptr;
   int role = 0;
   Env env;
-  std::vector<Frame> frames;
+  Walker<KernelOp> walker;  // over the role's ops
   const KernelOp* current = nullptr;
   sim::Time began;  // when the current op began
   bool done = false;
@@ -104,7 +97,7 @@ struct LaunchRun {
 // What every part of the runner shares: the machine, the flags, the launches, the statistics.
 struct Runner {
   Runner(const KernelSet& ks, sim::Engine& e, sim::FluidNetwork& n, Interconnect& f,
-         std::span<models::Gpu> g, KernelRunner::Stats& s)
+         std::span<models::Gpu> g, OpBudget& b, KernelRunner::Stats& s)
       : kernels(ks),
         engine(e),
         net(n),
@@ -112,6 +105,7 @@ struct Runner {
         gpus(g),
         spec(g.front().spec()),
         world(static_cast<int>(g.size())),
+        budget(b),
         stats(s),
         flags(ks) {}
 
@@ -122,6 +116,7 @@ struct Runner {
   std::span<models::Gpu> gpus;
   const models::HardwareSpec& spec;
   int world;
+  OpBudget& budget;  // the run's, shared with the host streams
   KernelRunner::Stats& stats;
   Flags flags;
   std::vector<std::unique_ptr<LaunchRun>> launches;

@@ -5,9 +5,7 @@
 namespace mgsim::traces::kernel {
 
 bool Flags::wait(const FlagKey& key, std::int64_t value, RoleRun& role, Waiting& waiting) {
-  State& f = flags_[key];
-  if (f.value >= value) return true;
-  f.waiters.emplace_back(&role, value);
+  if (table_.wait(key, value, &role)) return true;
   waiting.what = text(key);
   waiting.flag = key;
   waiting.value = value;
@@ -22,9 +20,8 @@ std::string Flags::text(const FlagKey& key) const {
 
 bool Barriers::sync(int barrier, const std::string& name, std::int64_t need, RoleRun& role,
                     Waiting& waiting) {
-  const std::int64_t have = arrivals_[barrier];
-  if (have >= need) return true;
-  syncers_[barrier].emplace_back(&role, need);
+  if (table_.wait(barrier, need, &role)) return true;
+  const std::int64_t have = table_.value(barrier);
   waiting.what = fmt::format("barrier '{}' to reach {} arrivals (it has {})", name, need, have);
   return false;
 }

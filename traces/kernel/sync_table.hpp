@@ -1,4 +1,5 @@
-// Flags and barriers of the kernel runner: the one table of who waits on what.
+// Flags and barriers of the kernel runner, on the one table of who waits on what
+// (traces/sync_table.hpp, which the host's events use too).
 //
 // Flags: (rank, flag, index) -> value, 0 until first written, in the memory of `rank`. A wait
 // for value v blocks until the flag is >= v; the op units (op_signal.cpp, op_wait.cpp) add the
@@ -8,16 +9,13 @@
 // Waiters are released in the order they started waiting (deterministic).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
-#include <utility>
-#include <vector>
 
 #include "traces/kernel_schedule.hpp"
+#include "traces/sync_table.hpp"
 
 namespace mgsim::traces::kernel {
 
@@ -42,23 +40,13 @@ class Flags {
  public:
   explicit Flags(const KernelSet& kernels) : kernels_(kernels) {}
 
-  std::int64_t value(const FlagKey& key) const {
-    const auto it = flags_.find(key);
-    return it == flags_.end() ? 0 : it->second.value;
-  }
+  std::int64_t value(const FlagKey& key) const { return table_.value(key); }
 
   // Sets the flag to `value` (adds it with `add`), then calls wake(role) for every waiter whose
   // threshold it reached (wake clears its Waiting), and forgets them.
   template <class Wake>
   void set(const FlagKey& key, std::int64_t value, bool add, Wake&& wake) {
-    State& f = flags_[key];
-    f.value = add ? f.value + value : value;
-    const std::int64_t now = f.value;
-    std::erase_if(f.waiters, [&](const std::pair<RoleRun*, std::int64_t>& w) {
-      if (w.second > now) return false;
-      wake(*w.first);
-      return true;
-    });
+    table_.set(key, value, add, [&](RoleRun* role) { wake(*role); });
   }
 
   // True when the flag is already >= value; otherwise `role` waits (`waiting` says on what).
@@ -68,27 +56,18 @@ class Flags {
   std::string text(const FlagKey& key) const;
 
  private:
-  struct State {
-    std::int64_t value = 0;
-    std::vector<std::pair<RoleRun*, std::int64_t>> waiters;  // role, threshold
-  };
   const KernelSet& kernels_;
-  std::map<FlagKey, State> flags_;
+  SyncTable<FlagKey, RoleRun*> table_;
 };
 
-// One CTA's barriers.
+// One CTA's barriers: arrivals per barrier.
 class Barriers {
  public:
   // One arrival at `barrier`; calls wake(role) for every sync it completes (wake clears its
   // Waiting), and forgets them.
   template <class Wake>
   void arrive(int barrier, Wake&& wake) {
-    const std::int64_t now = ++arrivals_[barrier];
-    std::erase_if(syncers_[barrier], [&](const std::pair<RoleRun*, std::int64_t>& w) {
-      if (w.second > now) return false;
-      wake(*w.first);
-      return true;
-    });
+    table_.set(barrier, 1, true, [&](RoleRun* role) { wake(*role); });
   }
 
   // True when `barrier` has `need` arrivals; otherwise `role` waits (`waiting` says on what;
@@ -97,8 +76,7 @@ class Barriers {
             Waiting& waiting);
 
  private:
-  std::map<int, std::int64_t> arrivals_;
-  std::map<int, std::vector<std::pair<RoleRun*, std::int64_t>>> syncers_;
+  SyncTable<int, RoleRun*> table_;
 };
 
 }  // namespace mgsim::traces::kernel

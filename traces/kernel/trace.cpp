@@ -6,34 +6,6 @@
 
 namespace mgsim::traces::kernel {
 
-const char* op_name(KernelOp::Kind kind) {
-  switch (kind) {
-    case KernelOp::Kind::load:
-      return "load";
-    case KernelOp::Kind::store:
-      return "store";
-    case KernelOp::Kind::reduce:
-      return "reduce";
-    case KernelOp::Kind::mma:
-      return "mma";
-    case KernelOp::Kind::compute:
-      return "compute";
-    case KernelOp::Kind::mainloop:
-      return "mainloop";
-    case KernelOp::Kind::signal:
-      return "signal";
-    case KernelOp::Kind::wait:
-      return "wait";
-    case KernelOp::Kind::arrive:
-      return "arrive";
-    case KernelOp::Kind::sync:
-      return "sync";
-    case KernelOp::Kind::for_loop:
-      return "for";
-  }
-  return "?";
-}
-
 void trace_op(Runner& x, const RoleRun& r) {
   sim::TraceSink* trace = x.engine.trace();
   if (!trace || !r.current) return;
@@ -43,7 +15,7 @@ void trace_op(Runner& x, const RoleRun& r) {
       fmt::format("gpu{}", c.launch->rank),
       fmt::format("sm{:03} {}.{}", c.sm, k.name, k.roles[static_cast<std::size_t>(r.role)].name));
   // Args: the op kind, and its bytes and peer rank when it has them.
-  const char* kind = op_name(r.current->kind);
+  const char* kind = kind_name(*r.current);
   sim::TraceArg args[3] = {{"op", 0, kind}};
   std::size_t n = 1;
   if (r.traced_bytes >= 0) args[n++] = {"bytes", r.traced_bytes, {}};

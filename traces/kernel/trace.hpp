@@ -7,9 +7,6 @@
 
 namespace mgsim::traces::kernel {
 
-// "load", "mma", ...: an op kind's name in the schedule language.
-const char* op_name(KernelOp::Kind kind);
-
 // Records the current op of `r` as a slice [r.began, now) when a trace sink is attached.
 void trace_op(Runner& x, const RoleRun& r);
 

@@ -1,6 +1,6 @@
-// The role walker: walks a role's ops in order, entering `for` bodies (frames with the loop
-// variable's slot, bounds and step) and skipping ops whose `if` is false, and starts each op
-// through its op unit (ops.hpp). An op that ends later calls op_done(); a role whose ops are all
+// The role walker: walks a role's ops with the schedule language's one Walker (traces/walker.hpp:
+// `for` bodies, `if`, every op charged to the run's one OpBudget) and starts each op through its
+// op unit (ops.hpp). An op that ends later calls op_done(); a role whose ops are all
 // done ends, and its CTA with its last role (launch.hpp).
 // Knows nothing of what an op does: that is the op units'.
 #pragma once

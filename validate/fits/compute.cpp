@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -42,9 +43,11 @@ Mainloop busiest_cta(const traces::Schedule& gemm, int sms, std::int64_t m, std:
   env[static_cast<std::size_t>(kernel.cta_slot)] = 0;
   for (const traces::RoleDef& role : kernel.roles) {
     if (role.condition && role.condition->eval(env) == 0) continue;
-    for (const traces::KernelOp& op : role.ops)
-      if (op.kind == traces::KernelOp::Kind::mainloop && (!op.condition || op.condition->eval(env)))
-        return {op.m.eval(env), op.n.eval(env), op.k.eval(env)};
+    for (const traces::KernelOp& op : role.ops) {
+      const auto* mainloop = std::get_if<traces::MainloopOp>(&op.what);
+      if (mainloop && (!op.condition || op.condition->eval(env)))
+        return {mainloop->m.eval(env), mainloop->n.eval(env), mainloop->k.eval(env)};
+    }
   }
   throw sim::ConfigError(kernel.where,
                          fmt::format("kernel '{}' has no mainloop op on CTA 0 (the tensor-clock "

@@ -1,0 +1,53 @@
+// The one table of who waits on what, for the host's events (traces/executor.cpp) and the kernel
+// runner's flags and barriers (traces/kernel/sync_table.hpp): a counter per key, 0 until first
+// written, and the waiters for it to reach a threshold (an event is recorded at 1, a flag waits
+// for a value, a barrier counts arrivals). Waiters are released in the order they started
+// waiting (deterministic).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace mgsim::traces {
+
+template <class Key, class Waiter>
+class SyncTable {
+ public:
+  std::int64_t value(const Key& key) const {
+    const auto it = table_.find(key);
+    return it == table_.end() ? 0 : it->second.value;
+  }
+
+  // Sets the counter to `value` (adds it with `add`), then calls wake(waiter) for every waiter
+  // whose threshold it reached, and forgets them.
+  template <class Wake>
+  void set(const Key& key, std::int64_t value, bool add, Wake&& wake) {
+    State& s = table_[key];
+    s.value = add ? s.value + value : value;
+    const std::int64_t now = s.value;
+    std::erase_if(s.waiters, [&](const std::pair<Waiter, std::int64_t>& w) {
+      if (w.second > now) return false;
+      wake(w.first);
+      return true;
+    });
+  }
+
+  // True when the counter is already >= threshold; otherwise `waiter` waits for it.
+  bool wait(const Key& key, std::int64_t threshold, Waiter waiter) {
+    State& s = table_[key];
+    if (s.value >= threshold) return true;
+    s.waiters.emplace_back(std::move(waiter), threshold);
+    return false;
+  }
+
+ private:
+  struct State {
+    std::int64_t value = 0;
+    std::vector<std::pair<Waiter, std::int64_t>> waiters;  // waiter, threshold
+  };
+  std::map<Key, State> table_;
+};
+
+}  // namespace mgsim::traces
