@@ -30,7 +30,7 @@ void bound(const BoundOptions& o) {
   const traces::Env params = traces::param_values(schedule, parse_schedule_defines(o.defines));
   const traces::Machine machine =
       traces::Machine::load(o.topology, parse_topology_defines(o.topology_defines, "-T"), o.hw);
-  const traces::Result run = traces::simulate(schedule, params, machine);
+  const traces::Result run = traces::simulate(schedule, params, machine, nullptr, limits_of(o));
   if (run.deadlocked()) throw CheckFailed(traces::deadlock_summary(o.schedule, run.run));
   const traces::ReportHeader header{o.schedule, &machine};
   std::cout << (o.json ? traces::bound_json(header, run) : traces::bound_text(header, run));

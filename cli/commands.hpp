@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "traces/simulation.hpp"
+
 namespace mgsim::cli {
 
 // Thrown by a command whose run finished but whose check failed (a deadlock, a validation error
@@ -37,9 +39,12 @@ struct ScheduleInputs {
   std::string hw;
   std::vector<std::string> defines;           // -D, schedule params
   std::vector<std::string> topology_defines;  // -T, topology params
+  std::int64_t max_ops = 0;                   // --max-ops; 0: traces::Limits' default
 };
-// Declares them on `cmd`: the schedule (positional), -t, --hw, -D, -T. Defined in run_command.cpp.
+// Declares them on `cmd`: the schedule (positional), -t, --hw, -D, -T, --max-ops. Defined in
+// run_command.cpp, as is limits_of (the run's traces::Limits from them).
 void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in);
+traces::Limits limits_of(const ScheduleInputs& in);
 
 void add_topo_command(CLI::App& app);       // topo_command.cpp
 void add_run_command(CLI::App& app);        // run_command.cpp

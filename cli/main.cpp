@@ -7,8 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "sim/check.hpp"
 #include "cli/commands.hpp"
+#include "sim/check.hpp"
 #include "sim/config.hpp"
 
 int main(int argc, char** argv) {

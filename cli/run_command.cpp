@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "sim/config.hpp"
 #include "sim/trace.hpp"
@@ -89,7 +91,7 @@ void run_schedule(const RunOptions& o) {
   std::unique_ptr<sim::ChromeTraceWriter> writer;
   if (!o.trace.empty()) writer = std::make_unique<sim::ChromeTraceWriter>();
   const std::vector<traces::Run> runs =
-      traces::run_points(schedule, defines, sweep, machine, writer.get());
+      traces::run_points(schedule, defines, sweep, machine, writer.get(), limits_of(o));
   if (runs.back().result.deadlocked()) {
     std::cout.flush();
     throw CheckFailed(traces::deadlock_report(o.schedule, runs.back().result.run));
@@ -111,6 +113,12 @@ void run_schedule(const RunOptions& o) {
 
 }  // namespace
 
+traces::Limits limits_of(const ScheduleInputs& in) {
+  traces::Limits limits;
+  if (in.max_ops > 0) limits.max_ops = in.max_ops;
+  return limits;
+}
+
 void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in) {
   cmd->add_option("schedule", in.schedule, "schedule YAML file (see examples/)")->required();
   cmd->add_option("-t,--topology", in.topology, "topology preset or .yaml path")->required();
@@ -118,6 +126,10 @@ void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in) {
   cmd->add_option("-D,--define", in.defines, "override a schedule param: -D SIZE=64MiB");
   cmd->add_option("-T,--topology-define", in.topology_defines,
                   "set a topology param: -T nodes=4 (mgsim topo lists them)");
+  cmd->add_option("--max-ops", in.max_ops,
+                  fmt::format("ops one run may execute, loop iterations included (default {})",
+                              traces::OpBudget::kDefaultLimit))
+      ->check(CLI::PositiveNumber);
 }
 
 void add_run_command(CLI::App& app) {

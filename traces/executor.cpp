@@ -40,8 +40,8 @@ class Executor {
  public:
   Executor(const Schedule& s, const Env& params, sim::Engine& engine, sim::FluidNetwork& net,
            Interconnect& fabric, const models::HardwareSpec& hw, models::ResourceCatalog* catalog,
-           CollectiveTransport transport)
-      : s_(s), engine_(engine), hw_(hw), transport_(transport) {
+           CollectiveTransport transport, std::int64_t max_ops)
+      : s_(s), engine_(engine), hw_(hw), transport_(transport), budget_(max_ops) {
     Env base = params;
     base.resize(static_cast<std::size_t>(s.slot_count), 0);
     world_ = fabric.gpu_count();
@@ -208,17 +208,7 @@ class Executor {
   bool start(int i, const Op&, const LaunchOp& launch) {
     StreamRun& st = streams_[static_cast<std::size_t>(i)];
     const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(launch.kernel)];
-    Env env(static_cast<std::size_t>(k.slot_count), 0);
-    std::copy_n(st.env.begin(), s_.world_slot + 1, env.begin());
-    env[static_cast<std::size_t>(k.num_sms_slot)] = hw_.sm.count;
-    for (std::size_t a = 0; a < k.args.size(); ++a) {
-      const auto bound = std::find_if(launch.args.begin(), launch.args.end(), [&](const auto& b) {
-        return b.first == static_cast<int>(a);
-      });
-      env[static_cast<std::size_t>(k.args[a].slot)] = bound != launch.args.end()
-                                                          ? bound->second.eval(st.env)
-                                                          : k.args[a].default_value.eval(env);
-    }
+    Env env = launch_env(k, st.env, s_.world_slot + 1, hw_.sm.count, launch.args);
     const sim::Time begin = engine_.now();
     began_[static_cast<std::size_t>(i)] = begin;
     // The launch's slice is named by its kernel.
@@ -313,8 +303,8 @@ class Executor {
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
                   sim::FluidNetwork& net, Interconnect& fabric,
                   const models::HardwareSpec& hardware, models::ResourceCatalog* catalog,
-                  CollectiveTransport transport) {
-  Executor ex(schedule, params, engine, net, fabric, hardware, catalog, transport);
+                  CollectiveTransport transport, std::int64_t max_ops) {
+  Executor ex(schedule, params, engine, net, fabric, hardware, catalog, transport, max_ops);
   return ex.run();
 }
 

@@ -28,6 +28,7 @@
 #include "traces/collective.hpp"
 #include "traces/schedule.hpp"
 #include "traces/transfers.hpp"
+#include "traces/walker.hpp"
 
 namespace mgsim::traces {
 
@@ -83,6 +84,7 @@ struct RunResult {
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
                   sim::FluidNetwork& net, Interconnect& fabric,
                   const models::HardwareSpec& hardware, models::ResourceCatalog* catalog = nullptr,
-                  CollectiveTransport transport = CollectiveTransport::sm_copies);
+                  CollectiveTransport transport = CollectiveTransport::sm_copies,
+                  std::int64_t max_ops = OpBudget::kDefaultLimit);
 
 }  // namespace mgsim::traces

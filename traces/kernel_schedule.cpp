@@ -357,4 +357,18 @@ KernelSet parse_kernels(const sim::Node& node, const Scope& host) {
   return set;
 }
 
+Env launch_env(const KernelDef& k, const Env& host, int host_slots, std::int64_t num_sms,
+               const std::vector<std::pair<int, Expr>>& bound) {
+  Env env(static_cast<std::size_t>(k.slot_count), 0);
+  std::copy_n(host.begin(), host_slots, env.begin());
+  env[static_cast<std::size_t>(k.num_sms_slot)] = num_sms;
+  for (std::size_t a = 0; a < k.args.size(); ++a) {
+    const auto b = std::find_if(bound.begin(), bound.end(),
+                                [&](const auto& x) { return x.first == static_cast<int>(a); });
+    env[static_cast<std::size_t>(k.args[a].slot)] =
+        b != bound.end() ? b->second.eval(host) : k.args[a].default_value.eval(env);
+  }
+  return env;
+}
+
 }  // namespace mgsim::traces

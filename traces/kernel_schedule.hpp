@@ -206,4 +206,11 @@ struct KernelSet {
 // world in their slots); kernel slots continue after them.
 KernelSet parse_kernels(const sim::Node& node, const Scope& host);
 
+// The env a launch of `k` starts from (the CTA's and loops' slots still 0): the host's first
+// `host_slots` slots (params, rank, world) copied from `host`, `num_sms`, then each arg: its
+// binding in `bound` (arg index, value over the host's names) evaluated over `host`, or else its
+// default, which may use the names before it.
+Env launch_env(const KernelDef& k, const Env& host, int host_slots, std::int64_t num_sms,
+               const std::vector<std::pair<int, Expr>>& bound);
+
 }  // namespace mgsim::traces

@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "models/resource_catalog.hpp"
 #include "sim/fluid.hpp"
 #include "sim/units.hpp"
-#include "models/resource_catalog.hpp"
 
 namespace mgsim::traces {
 

@@ -25,7 +25,7 @@ Machine Machine::load(const std::string& topology,
 }
 
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
-                sim::TraceSink* trace) {
+                sim::TraceSink* trace, const Limits& limits) {
   sim::Engine engine;
   if (trace) engine.set_trace(trace);
   sim::FluidNetwork net(engine);
@@ -34,7 +34,8 @@ Result simulate(const Schedule& schedule, const Env& params, const Machine& mach
   models::ResourceCatalog catalog;
   register_fabric(catalog, fabric, machine.topology());
   Result out;
-  out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog);
+  out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog,
+                    CollectiveTransport::sm_copies, limits.max_ops);
   out.roofline = compute_roofline(catalog, net, out.run.end.since_start());
   return out;
 }
@@ -63,7 +64,7 @@ std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& d
 
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
-                            sim::TraceSink* trace) {
+                            sim::TraceSink* trace, const Limits& limits) {
   const std::vector<Overrides> points = sweep_points(schedule, defines, sweep);
   std::vector<Run> runs;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -71,7 +72,8 @@ std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
     Run run;
     for (std::size_t p = 0; p < schedule.params.size(); ++p)
       run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
-    run.result = simulate(schedule, params, machine, i + 1 == points.size() ? trace : nullptr);
+    run.result =
+        simulate(schedule, params, machine, i + 1 == points.size() ? trace : nullptr, limits);
     const bool deadlocked = run.result.deadlocked();
     runs.push_back(std::move(run));
     if (deadlocked) break;

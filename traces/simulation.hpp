@@ -26,6 +26,7 @@
 #include "traces/executor.hpp"
 #include "traces/roofline.hpp"
 #include "traces/schedule.hpp"
+#include "traces/walker.hpp"
 
 namespace mgsim::traces {
 
@@ -47,16 +48,23 @@ class Machine {
   models::HardwareSpec hardware_;
 };
 
+// Bounds on one run. Passing one is a sim::ConfigError that says which (exit 2 in the CLI), never
+// a hang. Sweeps and RL loops that expect huge schedules raise them.
+struct Limits {
+  // Ops executed, host and kernel ops together, a loop's every iteration counting one.
+  std::int64_t max_ops = OpBudget::kDefaultLimit;
+};
+
 struct Result {
   RunResult run;      // times per rank and stream, collectives, blocked streams, events
   Roofline roofline;  // elapsed = run.end
   bool deadlocked() const { return !run.blocked.empty(); }
 };
 
-// Runs `schedule` with `params` (param_values()) on `machine`. `trace`, if set, receives the
-// run's slices and counters. Throws what execute() throws.
+// Runs `schedule` with `params` (param_values()) on `machine` within `limits`. `trace`, if set,
+// receives the run's slices and counters. Throws what execute() throws.
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
-                sim::TraceSink* trace = nullptr);
+                sim::TraceSink* trace = nullptr, const Limits& limits = {});
 
 // (name, value) pairs as written after -D, with units allowed ("SIZE", "64MiB").
 using Overrides = std::vector<std::pair<std::string, std::string>>;
@@ -78,6 +86,6 @@ std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& d
 // point ends the sweep: it is the last Run returned.
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
-                            sim::TraceSink* trace = nullptr);
+                            sim::TraceSink* trace = nullptr, const Limits& limits = {});
 
 }  // namespace mgsim::traces

@@ -29,18 +29,13 @@ Mainloop busiest_cta(const traces::Schedule& gemm, int sms, std::int64_t m, std:
     throw sim::ConfigError({gemm.file, 0, 0},
                            "expected one kernel (the GEMM the tensor clock is fitted in)");
   const traces::KernelDef& kernel = gemm.kernels.kernels.front();
-  // The env a launch builds (traces/executor.cpp): params, rank, world, num_sms, the args'
-  // defaults, then the CTA; the GEMM runs alone, on rank 0 of a world of 1.
-  traces::Env env = traces::param_values(
+  // The GEMM runs alone, on rank 0 of a world of 1, launched with its args' defaults; CTA 0.
+  traces::Env host = traces::param_values(
       gemm,
       {{"M", fmt::format("{}", m)}, {"N", fmt::format("{}", n)}, {"K", fmt::format("{}", k)}});
-  env.resize(std::max(env.size(), static_cast<std::size_t>(kernel.slot_count)), 0);
-  env[static_cast<std::size_t>(gemm.rank_slot)] = 0;
-  env[static_cast<std::size_t>(gemm.world_slot)] = 1;
-  env[static_cast<std::size_t>(kernel.num_sms_slot)] = sms;
-  for (const traces::KernelArg& a : kernel.args)
-    env[static_cast<std::size_t>(a.slot)] = a.default_value.eval(env);
-  env[static_cast<std::size_t>(kernel.cta_slot)] = 0;
+  host[static_cast<std::size_t>(gemm.rank_slot)] = 0;
+  host[static_cast<std::size_t>(gemm.world_slot)] = 1;
+  traces::Env env = traces::launch_env(kernel, host, gemm.world_slot + 1, sms, {});
   for (const traces::RoleDef& role : kernel.roles) {
     if (role.condition && role.condition->eval(env) == 0) continue;
     for (const traces::KernelOp& op : role.ops) {
