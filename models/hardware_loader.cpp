@@ -129,10 +129,8 @@ void apply_overrides(HardwareSpec& spec, const std::vector<HardwareOverride>& ov
     const std::string what = fmt::format("override {}={}", o.parameter, o.value);
     const auto it = std::find(names.begin(), names.end(), o.parameter);
     if (it == names.end()) {
-      const std::string near = sim::nearest_name(o.parameter, names);
-      throw ConfigError({what, 0, 0},
-                        fmt::format("unknown hardware parameter '{}'{}", o.parameter,
-                                    near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+      throw ConfigError({what, 0, 0}, fmt::format("unknown hardware parameter '{}'{}", o.parameter,
+                                                  sim::did_you_mean(o.parameter, names)));
     }
     const Parameter& p = params[static_cast<std::size_t>(it - names.begin())];
     const Node value = Node::load_string(o.value, what);

@@ -20,6 +20,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/names.hpp"
 #include "sim/units.hpp"
 
 namespace mgsim::sim {
@@ -114,8 +115,5 @@ class MapReader {
   std::vector<bool> used_;
   std::vector<std::string> valid_;
 };
-
-// The candidate closest to `word` by edit distance, or "" when none is reasonably close.
-std::string nearest_name(std::string_view word, std::span<const std::string> candidates);
 
 }  // namespace mgsim::sim
