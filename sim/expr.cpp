@@ -205,7 +205,8 @@ class ExprParser {
         constexpr std::size_t kShown = 12;
         const std::size_t shown = std::min(candidates.size(), kShown);
         hint = fmt::format(" (defined here: {}{})",
-                           fmt::join(candidates.begin(), candidates.begin() + shown, ", "),
+                           fmt::join(candidates.begin(),
+                                     candidates.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
                            candidates.size() > shown ? ", ..." : "");
       }
       fail(fmt::format("undefined name '{}'{}", id, hint));
