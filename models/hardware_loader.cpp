@@ -139,6 +139,7 @@ void apply_overrides(HardwareSpec& spec, const std::vector<HardwareOverride>& ov
   }
   if (overrides.empty()) return;
   std::vector<std::string> given;
+  given.reserve(overrides.size());
   for (const HardwareOverride& o : overrides) given.push_back(o.parameter + "=" + o.value);
   check_consistency(spec, {fmt::format("{} {}", overrides.size() == 1 ? "override" : "overrides",
                                        fmt::join(given, ", ")),

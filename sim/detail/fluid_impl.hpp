@@ -292,6 +292,9 @@ struct FluidNetwork::Impl {
 
   void solve();
   void collect_component();
+  // Fixes the flows alone on all their resources; returns how many. REQUIRES: every flow of the
+  // component has new_rate < 0 (unfixed).
+  std::size_t fix_lone_flows();
   void water_fill();
 };
 

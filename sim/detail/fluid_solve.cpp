@@ -10,11 +10,8 @@
 
 namespace mgsim::sim {
 
-using detail::Flow;
 using detail::kInf;
 using detail::kNotInHeap;
-using detail::Member;
-using detail::Resource;
 
 void FluidNetwork::Impl::collect_component() {
   ++epoch;
@@ -42,29 +39,17 @@ void FluidNetwork::Impl::collect_component() {
   }
 }
 
-void FluidNetwork::Impl::water_fill() {
-  // `fixed` is flagged by new_rate >= 0; unfixed flows hold -1.
-  //
+std::size_t FluidNetwork::Impl::fix_lone_flows() {
   // A flow alone on every resource of its path (an MMA on its SM's tensor pipe, say) is a
   // component of its own: progressive filling gives it min(cap, min C_r), the smaller of its cap
   // and the first of its resources to pop (share C_r / 1 = C_r, exact). It is fixed here, and
-  // neither it nor its resources enter the heaps below; components do not interact, so every
+  // neither it nor its resources enter water_fill's heaps; components do not interact, so every
   // other flow gets the same rate, to the bit, as when it was filled along with them.
   //
-  // Capped flows wait in a min-heap of (cap, slot) pairs rather than a sorted list: they are
-  // taken in the same order (the pairs are distinct), and a saturated resource usually fixes
-  // them all at its share before any cap is reached, so most are never popped (sorting them
-  // all was ~5 % of a GEMM simulation).
-  std::size_t unfixed_flows = comp_flows.size();
-  capped_keys.clear();
-  for (std::uint32_t fi : comp_flows) {
-    Flow& f = flows[fi];
-    f.new_rate = -1.0;
-    if (f.cap < kInf) capped_keys.append({f.cap, fi});
-  }
   // Lone flows are found from the resources' side, so that a flow on a shared resource costs
   // no look at its path (with 10,000 flows on one link, that was a cache miss per flow). A
   // capped one stays in capped_keys, skipped as fixed if it comes to the top.
+  std::size_t fixed = 0;
   for (std::uint32_t ri : comp_resources) {
     const Resource& r = resources[ri];
     if (r.flows.size() != 1) continue;
@@ -82,9 +67,27 @@ void FluidNetwork::Impl::water_fill() {
     }
     if (alone) {
       f.new_rate = least;
-      --unfixed_flows;
+      ++fixed;
     }
   }
+  return fixed;
+}
+
+void FluidNetwork::Impl::water_fill() {
+  // `fixed` is flagged by new_rate >= 0; unfixed flows hold -1.
+  //
+  // Capped flows wait in a min-heap of (cap, slot) pairs rather than a sorted list: they are
+  // taken in the same order (the pairs are distinct), and a saturated resource usually fixes
+  // them all at its share before any cap is reached, so most are never popped (sorting them
+  // all was ~5 % of a GEMM simulation).
+  std::size_t unfixed_flows = comp_flows.size();
+  capped_keys.clear();
+  for (std::uint32_t fi : comp_flows) {
+    Flow& f = flows[fi];
+    f.new_rate = -1.0;
+    if (f.cap < kInf) capped_keys.append({f.cap, fi});
+  }
+  unfixed_flows -= fix_lone_flows();
   if (unfixed_flows == 0) return;
   capped_keys.heapify();
 
