@@ -1,12 +1,12 @@
 # The two set-up commands of the README:
 #   make demo   builds mgsim and runs it on a built-in example
 #   make test   builds and runs every test (release build, then address+undefined sanitizers),
-#               and checks formatting; .ci/run calls this.
+#               checks formatting and runs clang-tidy; .ci/run calls this.
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: demo test setup build build-asan format format-check bench
+.PHONY: demo test setup build build-asan format format-check tidy bench
 
 setup:
 	@scripts/setup.sh
@@ -32,6 +32,7 @@ test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory format-check
+	$(MAKE) --no-print-directory tidy
 
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh')
 
@@ -40,6 +41,15 @@ format-check: setup
 
 format:
 	clang-format -i $(FORMAT_FILES)
+
+# clang-tidy with the checks of .clang-tidy (findings are errors) over the layers it covers,
+# headers included, through $(BUILD)/compile_commands.json. traces/, validate/ and the CLI are
+# not covered yet: their findings have not been fixed.
+CLANG_TIDY ?= clang-tidy
+TIDY_FILES = $(shell git ls-files 'sim/*.cpp' 'models/*.cpp' 'topologies/*.cpp' | grep -v '^sim/cli/')
+
+tidy: setup $(BUILD)/build.ninja
+	printf '%s\n' $(TIDY_FILES) | xargs -P $(JOBS) -n 1 $(CLANG_TIDY) -p $(BUILD) --quiet
 
 bench: build
 	scripts/bench.sh $(BUILD)

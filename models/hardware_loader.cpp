@@ -74,17 +74,19 @@ void read_parameter(HardwareSpec& spec, const Parameter& p, const Node& node) {
   spec.sources.erase(name);  // a base's source does not describe the new value
 }
 
-// Relations between parameters that single values cannot break.
-void check_consistency(const HardwareSpec& spec, const Node& root) {
+// Relations between parameters that single values cannot break. Every way a spec is made (a
+// file, a file over a `base`, overrides on top) ends here, so a what-if is checked like a preset;
+// `where` is the file or the overrides that made the spec.
+void check_consistency(const HardwareSpec& spec, const SourceLocation& where) {
+  const auto fail = [&](const std::string& message) { throw ConfigError(where, message); };
   if (spec.sm.shared_memory_per_cta > spec.sm.shared_memory)
-    root.fail(fmt::format("sm.shared_memory_per_cta ({}) exceeds sm.shared_memory ({})",
-                          sim::to_string(spec.sm.shared_memory_per_cta),
-                          sim::to_string(spec.sm.shared_memory)));
+    fail(fmt::format("sm.shared_memory_per_cta ({}) exceeds sm.shared_memory ({})",
+                     sim::to_string(spec.sm.shared_memory_per_cta),
+                     sim::to_string(spec.sm.shared_memory)));
   if (spec.ldst.bytes_in_flight_per_warp > spec.ldst.bytes_in_flight_per_sm)
-    root.fail(
-        fmt::format("ldst.bytes_in_flight_per_warp ({}) exceeds ldst.bytes_in_flight_per_sm ({})",
-                    sim::to_string(spec.ldst.bytes_in_flight_per_warp),
-                    sim::to_string(spec.ldst.bytes_in_flight_per_sm)));
+    fail(fmt::format("ldst.bytes_in_flight_per_warp ({}) exceeds ldst.bytes_in_flight_per_sm ({})",
+                     sim::to_string(spec.ldst.bytes_in_flight_per_warp),
+                     sim::to_string(spec.ldst.bytes_in_flight_per_sm)));
 }
 
 HardwareSpec load_root(const Node& root, int depth) {
@@ -115,7 +117,7 @@ HardwareSpec load_root(const Node& root, int depth) {
     unit.finish();
   }
   top.finish();
-  check_consistency(spec, root);
+  check_consistency(spec, root.location());
   return spec;
 }
 
@@ -127,16 +129,21 @@ void apply_overrides(HardwareSpec& spec, const std::vector<HardwareOverride>& ov
     const std::string what = fmt::format("override {}={}", o.parameter, o.value);
     const auto it = std::find(names.begin(), names.end(), o.parameter);
     if (it == names.end()) {
-      const std::string near = sim::nearest_name(o.parameter, names);
-      throw ConfigError({what, 0, 0},
-                        fmt::format("unknown hardware parameter '{}'{}", o.parameter,
-                                    near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+      throw ConfigError({what, 0, 0}, fmt::format("unknown hardware parameter '{}'{}", o.parameter,
+                                                  sim::did_you_mean(o.parameter, names)));
     }
     const Parameter& p = params[static_cast<std::size_t>(it - names.begin())];
     const Node value = Node::load_string(o.value, what);
     p.read(spec, value, o.parameter);
     spec.sources[o.parameter] = fmt::format("override: {}", o.value);
   }
+  if (overrides.empty()) return;
+  std::vector<std::string> given;
+  given.reserve(overrides.size());
+  for (const HardwareOverride& o : overrides) given.push_back(o.parameter + "=" + o.value);
+  check_consistency(spec, {fmt::format("{} {}", overrides.size() == 1 ? "override" : "overrides",
+                                       fmt::join(given, ", ")),
+                           0, 0});
 }
 
 }  // namespace

@@ -13,7 +13,10 @@
 //
 // Contract: every key is checked (unknown keys are ConfigErrors naming file:line:col with the
 // nearest valid key); a file without `base` must give every required parameter; sizes, rates,
-// counts and frequencies must be positive, durations not negative. Errors are sim::ConfigError.
+// counts and frequencies must be positive, durations not negative; relations between parameters
+// (sm.shared_memory_per_cta <= sm.shared_memory, ...) are checked for every file and again after
+// the overrides, an error then naming them ("override sm.shared_memory=64KiB: error: ...").
+// Errors are sim::ConfigError.
 // Presets are found in the source tree's models/presets (baked in at configure time) or in the
 // directory named by the MGSIM_PRESET_DIR environment variable when it is set.
 #pragma once

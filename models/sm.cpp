@@ -10,30 +10,12 @@ constexpr int kWarpSize = 32;
 }
 
 bool parse_dtype(std::string_view text, Dtype& out) {
-  for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::fp8, Dtype::tf32, Dtype::fp32}) {
-    if (text == to_string(d)) {
-      out = d;
-      return true;
-    }
-  }
-  return false;
+  const std::optional<Dtype> d = kDtypeNames.parse(text);
+  if (d) out = *d;
+  return d.has_value();
 }
 
-std::string_view to_string(Dtype d) {
-  switch (d) {
-    case Dtype::bf16:
-      return "bf16";
-    case Dtype::fp16:
-      return "fp16";
-    case Dtype::fp8:
-      return "fp8";
-    case Dtype::tf32:
-      return "tf32";
-    case Dtype::fp32:
-      return "fp32";
-  }
-  return "?";
-}
+std::string_view to_string(Dtype d) { return kDtypeNames.name(d); }
 
 std::int64_t SmSpec::flops_per_cycle(Dtype d) const {
   switch (d) {

@@ -14,11 +14,18 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sim/names.hpp"
 #include "sim/units.hpp"
 
 namespace mgsim::models {
 
 enum class Dtype { bf16, fp16, fp8, tf32, fp32 };
+// The `dtype` names of schedules, in the order error messages list them.
+inline constexpr auto kDtypeNames = sim::name_table<Dtype>({{Dtype::bf16, "bf16"},
+                                                            {Dtype::fp16, "fp16"},
+                                                            {Dtype::fp8, "fp8"},
+                                                            {Dtype::tf32, "tf32"},
+                                                            {Dtype::fp32, "fp32"}});
 
 // "bf16" -> Dtype::bf16; returns false for an unknown name.
 bool parse_dtype(std::string_view text, Dtype& out);

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  make cmake ninja-build g++ clang-format python3
+  make cmake ninja-build g++ clang-format clang-tidy python3
   libboost-graph-dev libyaml-cpp-dev libeigen3-dev catch2 libfmt-dev libcli11-dev libbenchmark-dev
 )
 

@@ -15,21 +15,6 @@ std::string format_where(const SourceLocation& w) {
   return fmt::format("{}:{}:{}", w.file, w.line, w.column);
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1);
-  std::vector<std::size_t> cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 template <typename T, typename Parse>
 T parse_unit(const Node& n, std::string_view what, Parse parse) {
   if (!n.is_scalar()) n.fail(fmt::format("expected a {} as a string with a unit", what));
@@ -198,25 +183,8 @@ void MapReader::finish() const {
     if (used_[i]) continue;
     const std::string& key = entries_[i].first;
     if (std::find(valid_.begin(), valid_.end(), key) != valid_.end()) continue;
-    const std::string near = nearest_name(key, valid_);
-    std::string hint = near.empty() ? "" : fmt::format("; did you mean '{}'?", near);
-    keys_[i].fail(fmt::format("unknown key '{}' in {}{}", key, what_, hint));
+    keys_[i].fail(fmt::format("unknown key '{}' in {}{}", key, what_, did_you_mean(key, valid_)));
   }
-}
-
-std::string nearest_name(std::string_view word, std::span<const std::string> candidates) {
-  std::string best;
-  std::size_t best_d = std::string::npos;
-  for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  // Close enough to be a typo: at most a third of the word, and at least one edit allowed.
-  if (best_d > std::max<std::size_t>(2, word.size() / 3)) return "";
-  return best;
 }
 
 }  // namespace mgsim::sim

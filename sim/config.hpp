@@ -20,6 +20,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/names.hpp"
 #include "sim/units.hpp"
 
 namespace mgsim::sim {
@@ -45,8 +46,8 @@ class ConfigError : public std::runtime_error {
 class Node {
  public:
   Node() = default;
-  Node(YAML::Node node, std::shared_ptr<const std::string> file)
-      : node_(std::move(node)), file_(std::move(file)) {}
+  Node(const YAML::Node& node, std::shared_ptr<const std::string> file)
+      : node_(node), file_(std::move(file)) {}
 
   // Loads a whole document. Syntax errors become ConfigError with the parser's position.
   static Node load_file(const std::string& path);
@@ -56,7 +57,7 @@ class Node {
   [[noreturn]] void fail(const std::string& message) const;
   const std::string& file() const { return *file_; }
   // A node of the same file (for children found through yaml()).
-  Node child(YAML::Node node) const { return Node(std::move(node), file_); }
+  Node child(const YAML::Node& node) const { return Node(node, file_); }
   const YAML::Node& yaml() const { return node_; }
 
   bool is_map() const { return node_.IsMap(); }
@@ -114,8 +115,5 @@ class MapReader {
   std::vector<bool> used_;
   std::vector<std::string> valid_;
 };
-
-// The candidate closest to `word` by edit distance, or "" when none is reasonably close.
-std::string nearest_name(std::string_view word, std::span<const std::string> candidates);
 
 }  // namespace mgsim::sim

@@ -196,19 +196,17 @@ class ExprParser {
     const int slot = scope_.find(id);
     if (slot < 0) {
       std::vector<std::string> candidates(scope_.names().begin(), scope_.names().end());
-      const std::string near = nearest_name(id, candidates);
       pos_ = start;
       // The nearest name if one is close, else what is defined (a few of them).
-      std::string hint;
-      if (!near.empty()) {
-        hint = fmt::format("; did you mean '{}'?", near);
-      } else if (candidates.empty()) {
+      std::string hint = did_you_mean(id, candidates);
+      if (hint.empty() && candidates.empty()) {
         hint = " (defined here: nothing)";
-      } else {
+      } else if (hint.empty()) {
         constexpr std::size_t kShown = 12;
         const std::size_t shown = std::min(candidates.size(), kShown);
         hint = fmt::format(" (defined here: {}{})",
-                           fmt::join(candidates.begin(), candidates.begin() + shown, ", "),
+                           fmt::join(candidates.begin(),
+                                     candidates.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
                            candidates.size() > shown ? ", ..." : "");
       }
       fail(fmt::format("undefined name '{}'{}", id, hint));

@@ -15,18 +15,14 @@
 namespace mgsim::topologies {
 namespace {
 
-template <typename Kind>
-Kind parse_kind(const sim::Node& node, std::string_view what, std::initializer_list<Kind> kinds) {
+template <typename Kind, std::size_t N>
+Kind parse_kind(const sim::Node& node, std::string_view what,
+                const sim::NameTable<Kind, N>& kinds) {
   const std::string s = node.as_string();
-  std::vector<std::string> names;
-  for (Kind k : kinds) {
-    if (to_string(k) == s) return k;
-    names.emplace_back(to_string(k));
-  }
-  const std::string near = sim::nearest_name(s, names);
+  if (const std::optional<Kind> k = kinds.parse(s)) return *k;
+  const std::vector<std::string> names = kinds.names();
   node.fail(fmt::format("unknown {} kind '{}'{}; valid kinds: {}", what, s,
-                        near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
-                        fmt::join(names, ", ")));
+                        sim::did_you_mean(s, names), fmt::join(names, ", ")));
 }
 
 bool is_identifier(std::string_view s) {
@@ -112,12 +108,11 @@ class Loader {
       if (it == topo_.params.end()) {
         std::vector<std::string> declared;
         for (const auto& [k, _] : topo_.params) declared.push_back(k);
-        const std::string near = sim::nearest_name(name, declared);
         (params ? *params : root)
             .fail(fmt::format(
                 "{}={} (a topology param given on the command line): the topology has no parameter "
                 "'{}'{} (declared: {})",
-                name, value, name, near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                name, value, name, sim::did_you_mean(name, declared),
                 declared.empty() ? "none" : fmt::format("{}", fmt::join(declared, ", "))));
       }
       it->second = value;
@@ -170,9 +165,7 @@ class Loader {
     m.finish();
     const sim::Node name = need(m, name_node, "vertex", "name");
     const VertexKind kind =
-        parse_kind(need(m, kind_node, "vertex", "kind"), "vertex",
-                   {VertexKind::gpu, VertexKind::nvswitch, VertexKind::nic, VertexKind::pcie_switch,
-                    VertexKind::cpu, VertexKind::ib_switch});
+        parse_kind(need(m, kind_node, "vertex", "kind"), "vertex", kVertexKindNames);
     const std::string pattern = name.as_string();
     const std::string group_pattern = group ? group->as_string() : "";
     expand(gen, 0, [&] {
@@ -209,9 +202,8 @@ class Loader {
     names.reserve(by_name_.size());
     for (const auto& [n, _] : by_name_) names.push_back(n);
     std::sort(names.begin(), names.end());
-    const std::string near = sim::nearest_name(name, names);
     where.fail(fmt::format("link {} '{}': no vertex has that name{}", end, name,
-                           near.empty() ? "" : fmt::format("; did you mean '{}'?", near)));
+                           sim::did_you_mean(name, names)));
   }
 
   void read_link(const sim::Node& node) {
@@ -227,9 +219,7 @@ class Loader {
     m.finish();
     const sim::Node from = need(m, from_node, "link", "from");
     const sim::Node to = need(m, to_node, "link", "to");
-    const LinkKind kind = parse_kind(
-        need(m, kind_node, "link", "kind"), "link",
-        {LinkKind::nvlink, LinkKind::pcie, LinkKind::ib, LinkKind::ethernet, LinkKind::c2c});
+    const LinkKind kind = parse_kind(need(m, kind_node, "link", "kind"), "link", kLinkKindNames);
     const sim::Node latency_node = need(m, latency_opt, "link", "latency");
     if (per_lane && total)
       total->fail(
@@ -341,12 +331,11 @@ Topology load_topology(const std::string& preset_or_path,
   auto it = presets.find(preset_or_path);
   if (it == presets.end()) {
     const std::vector<std::string> names = preset_names();
-    const std::string near = sim::nearest_name(preset_or_path, names);
     throw sim::ConfigError(
         {preset_or_path, 0, 0},
         fmt::format("unknown topology preset '{}'{}; valid presets: {} (or give a path to a "
                     ".yaml file)",
-                    preset_or_path, near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                    preset_or_path, sim::did_you_mean(preset_or_path, names),
                     fmt::join(names, ", ")));
   }
   return load_topology_text(it->second.text, it->second.file, overrides);

@@ -31,6 +31,19 @@ namespace mgsim::topologies {
 
 enum class VertexKind { gpu, nvswitch, nic, pcie_switch, cpu, ib_switch };
 enum class LinkKind { nvlink, pcie, ib, ethernet, c2c };
+// The `kind` names of topology files, in the order error messages list them.
+inline constexpr auto kVertexKindNames =
+    sim::name_table<VertexKind>({{VertexKind::gpu, "gpu"},
+                                 {VertexKind::nvswitch, "nvswitch"},
+                                 {VertexKind::nic, "nic"},
+                                 {VertexKind::pcie_switch, "pcie_switch"},
+                                 {VertexKind::cpu, "cpu"},
+                                 {VertexKind::ib_switch, "ib_switch"}});
+inline constexpr auto kLinkKindNames = sim::name_table<LinkKind>({{LinkKind::nvlink, "nvlink"},
+                                                                  {LinkKind::pcie, "pcie"},
+                                                                  {LinkKind::ib, "ib"},
+                                                                  {LinkKind::ethernet, "ethernet"},
+                                                                  {LinkKind::c2c, "c2c"}});
 
 std::string_view to_string(VertexKind k);
 std::string_view to_string(LinkKind k);

@@ -25,7 +25,8 @@
 // With whole-number rates and bytes that divide exactly, completion times are exact.
 //
 // Water-filling: resources sit in an indexed min-heap keyed by their fair share (remaining
-// capacity / unfixed flows, re-sifted when it changes), capped flows in a min-heap by cap. Each
+// capacity / unfixed flows, re-sifted when it changes), capped flows in a min-heap by cap (both
+// sim/detail/heap.hpp). Each
 // step fixes either the smallest cap (one flow) or every unfixed flow of the resource with the
 // smallest share. Cost: O((F * path + R) log R) for a component of F flows, R resources. A flow
 // alone on all its resources is fixed at min(cap, capacities) without entering either heap.
@@ -41,6 +42,7 @@
 #include <vector>
 
 #include "sim/check.hpp"
+#include "sim/detail/heap.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "sim/trace.hpp"
@@ -122,6 +124,26 @@ class Hops {
   std::unique_ptr<std::uint32_t[]> heap_;
 };
 
+// The water-filling's order of resources: by fair share, ties by index (for determinism); a
+// resource's heap_pos follows it through the heap.
+struct ShareLess {
+  const std::vector<Resource>* resources;
+  bool operator()(std::uint32_t a, std::uint32_t b) const {
+    const double sa = (*resources)[a].share;
+    const double sb = (*resources)[b].share;
+    return sa != sb ? sa < sb : a < b;
+  }
+};
+struct HeapPos {
+  std::vector<Resource>* resources;
+  void operator()(std::uint32_t ri, std::size_t i) const {
+    (*resources)[ri].heap_pos = static_cast<std::uint32_t>(i);
+  }
+};
+using ShareHeap = Heap<std::uint32_t, 2, ShareLess, HeapPos>;
+// (cap, flow slot) pairs; distinct, so popped in one order whatever the heap's history.
+using CapHeap = Heap<std::pair<double, std::uint32_t>, 2, std::less<>>;
+
 struct Flow {
   std::uint32_t generation = 1;
   bool active = false;
@@ -156,7 +178,10 @@ struct FluidNetwork::Impl {
   using Resource = detail::Resource;
   using Flow = detail::Flow;
 
-  explicit Impl(Engine& e) : engine(e) {}
+  explicit Impl(Engine& e)
+      : engine(e), share_heap(detail::ShareLess{&resources}, detail::HeapPos{&resources}) {}
+  Impl(const Impl&) = delete;  // the heaps point at `resources`
+  Impl& operator=(const Impl&) = delete;
 
   Engine& engine;
   std::vector<Resource> resources;
@@ -175,8 +200,8 @@ struct FluidNetwork::Impl {
   // Scratch reused across solves (no allocation in steady state).
   std::vector<std::uint32_t> comp_resources;
   std::vector<std::uint32_t> comp_flows;
-  std::vector<std::pair<double, std::uint32_t>> capped_keys;  // (cap, flow slot), a min-heap
-  std::vector<std::uint32_t> share_heap;
+  detail::CapHeap capped_keys;
+  detail::ShareHeap share_heap;
   std::vector<std::uint32_t> touched;
   std::uint64_t touch_stamp = 0;
 
@@ -268,6 +293,9 @@ struct FluidNetwork::Impl {
 
   void solve();
   void collect_component();
+  // Fixes the flows alone on all their resources; returns how many. REQUIRES: every flow of the
+  // component has new_rate < 0 (unfixed).
+  std::size_t fix_lone_flows();
   void water_fill();
 };
 

@@ -4,18 +4,14 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <functional>
 #include <vector>
 
 #include "sim/detail/fluid_impl.hpp"
 
 namespace mgsim::sim {
 
-using detail::Flow;
 using detail::kInf;
 using detail::kNotInHeap;
-using detail::Member;
-using detail::Resource;
 
 void FluidNetwork::Impl::collect_component() {
   ++epoch;
@@ -43,29 +39,17 @@ void FluidNetwork::Impl::collect_component() {
   }
 }
 
-void FluidNetwork::Impl::water_fill() {
-  // `fixed` is flagged by new_rate >= 0; unfixed flows hold -1.
-  //
+std::size_t FluidNetwork::Impl::fix_lone_flows() {
   // A flow alone on every resource of its path (an MMA on its SM's tensor pipe, say) is a
   // component of its own: progressive filling gives it min(cap, min C_r), the smaller of its cap
   // and the first of its resources to pop (share C_r / 1 = C_r, exact). It is fixed here, and
-  // neither it nor its resources enter the heaps below; components do not interact, so every
+  // neither it nor its resources enter water_fill's heaps; components do not interact, so every
   // other flow gets the same rate, to the bit, as when it was filled along with them.
   //
-  // Capped flows wait in a min-heap of (cap, slot) pairs rather than a sorted list: they are
-  // taken in the same order (the pairs are distinct), and a saturated resource usually fixes
-  // them all at its share before any cap is reached, so most are never popped (sorting them
-  // all was ~5 % of a GEMM simulation).
-  std::size_t unfixed_flows = comp_flows.size();
-  capped_keys.clear();
-  for (std::uint32_t fi : comp_flows) {
-    Flow& f = flows[fi];
-    f.new_rate = -1.0;
-    if (f.cap < kInf) capped_keys.emplace_back(f.cap, fi);
-  }
   // Lone flows are found from the resources' side, so that a flow on a shared resource costs
   // no look at its path (with 10,000 flows on one link, that was a cache miss per flow). A
   // capped one stays in capped_keys, skipped as fixed if it comes to the top.
+  std::size_t fixed = 0;
   for (std::uint32_t ri : comp_resources) {
     const Resource& r = resources[ri];
     if (r.flows.size() != 1) continue;
@@ -83,63 +67,36 @@ void FluidNetwork::Impl::water_fill() {
     }
     if (alone) {
       f.new_rate = least;
-      --unfixed_flows;
+      ++fixed;
     }
   }
+  return fixed;
+}
+
+void FluidNetwork::Impl::water_fill() {
+  // `fixed` is flagged by new_rate >= 0; unfixed flows hold -1.
+  //
+  // Capped flows wait in a min-heap of (cap, slot) pairs rather than a sorted list: they are
+  // taken in the same order (the pairs are distinct), and a saturated resource usually fixes
+  // them all at its share before any cap is reached, so most are never popped (sorting them
+  // all was ~5 % of a GEMM simulation).
+  std::size_t unfixed_flows = comp_flows.size();
+  capped_keys.clear();
+  for (std::uint32_t fi : comp_flows) {
+    Flow& f = flows[fi];
+    f.new_rate = -1.0;
+    if (f.cap < kInf) capped_keys.append({f.cap, fi});
+  }
+  unfixed_flows -= fix_lone_flows();
   if (unfixed_flows == 0) return;
-  const auto by_cap = std::greater<std::pair<double, std::uint32_t>>();
-  std::make_heap(capped_keys.begin(), capped_keys.end(), by_cap);
+  capped_keys.heapify();
 
   // An indexed binary min-heap of the component's resources keyed by fair share (ties by
   // index, for determinism). Fixing flows at the minimum share only raises the others' shares
   // ((C - s) / (n - 1) >= C / n when s <= C / n), so each step re-sifts the touched resources
   // once instead of pushing a new entry per fixed flow.
-  std::vector<std::uint32_t>& heap = share_heap;
+  detail::ShareHeap& heap = share_heap;
   heap.clear();
-  auto less = [this](std::uint32_t a, std::uint32_t b) {
-    double sa = resources[a].share;
-    double sb = resources[b].share;
-    return sa != sb ? sa < sb : a < b;
-  };
-  auto place = [&](std::size_t i, std::uint32_t ri) {
-    heap[i] = ri;
-    resources[ri].heap_pos = static_cast<std::uint32_t>(i);
-  };
-  auto sift_up = [&](std::size_t i) {
-    std::uint32_t x = heap[i];
-    while (i > 0) {
-      std::size_t parent = (i - 1) / 2;
-      if (!less(x, heap[parent])) break;
-      place(i, heap[parent]);
-      i = parent;
-    }
-    place(i, x);
-  };
-  auto sift_down = [&](std::size_t i) {
-    std::uint32_t x = heap[i];
-    const std::size_t n = heap.size();
-    for (;;) {
-      std::size_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && less(heap[c + 1], heap[c])) ++c;
-      if (!less(heap[c], x)) break;
-      place(i, heap[c]);
-      i = c;
-    }
-    place(i, x);
-  };
-  auto remove = [&](std::uint32_t ri) {
-    std::size_t i = resources[ri].heap_pos;
-    resources[ri].heap_pos = kNotInHeap;
-    std::uint32_t last = heap.back();
-    heap.pop_back();
-    if (i < heap.size()) {
-      place(i, last);
-      sift_up(i);
-      sift_down(resources[last].heap_pos);
-    }
-  };
-
   for (std::uint32_t ri : comp_resources) {
     Resource& r = resources[ri];
     r.free_capacity = r.capacity_bps;
@@ -149,10 +106,9 @@ void FluidNetwork::Impl::water_fill() {
       continue;
     }
     r.share = r.free_capacity / r.unfixed;
-    heap.push_back(ri);
-    r.heap_pos = static_cast<std::uint32_t>(heap.size() - 1);
+    heap.append(ri);
   }
-  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
+  heap.heapify();
 
   // Fixes flow f at rate x, charging every resource on its path except `skip`.
   auto fix = [&](Flow& f, double x, std::uint32_t skip) {
@@ -171,20 +127,19 @@ void FluidNetwork::Impl::water_fill() {
   };
 
   while (unfixed_flows > 0) {
-    while (!capped_keys.empty() && flows[capped_keys.front().second].new_rate >= 0.0) {
-      std::pop_heap(capped_keys.begin(), capped_keys.end(), by_cap);
-      capped_keys.pop_back();
-    }
-    double share = heap.empty() ? kInf : resources[heap.front()].share;
-    double cap = capped_keys.empty() ? kInf : capped_keys.front().first;
+    while (!capped_keys.empty() && flows[capped_keys.top().second].new_rate >= 0.0)
+      capped_keys.pop();
+    double share = heap.empty() ? kInf : resources[heap.top()].share;
+    double cap = capped_keys.empty() ? kInf : capped_keys.top().first;
     if (share == kInf && cap == kInf) break;
     ++touch_stamp;
     touched.clear();
     if (cap <= share) {
-      fix(flows[capped_keys.front().second], cap, UINT32_MAX);
+      fix(flows[capped_keys.top().second], cap, UINT32_MAX);
     } else {
-      std::uint32_t ri = heap.front();
-      remove(ri);
+      std::uint32_t ri = heap.top();
+      heap.pop();
+      resources[ri].heap_pos = kNotInHeap;
       Resource& r = resources[ri];
       for (const Member& m : r.flows) {
         Flow& f = flows[m.flow];
@@ -197,13 +152,13 @@ void FluidNetwork::Impl::water_fill() {
       Resource& t = resources[ti];
       if (t.heap_pos == kNotInHeap) continue;
       if (t.unfixed == 0) {
-        remove(ti);
+        heap.remove(t.heap_pos);
+        t.heap_pos = kNotInHeap;
         continue;
       }
       // Clamp: subtracting fixed rates can leave -1e-6 of noise where exactly 0 is meant.
       t.share = std::max(t.free_capacity, 0.0) / t.unfixed;
-      sift_up(t.heap_pos);
-      sift_down(t.heap_pos);
+      heap.update(t.heap_pos);
     }
   }
   for (std::uint32_t ri : heap) resources[ri].heap_pos = kNotInHeap;  // none left when all fixed

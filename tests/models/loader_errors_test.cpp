@@ -116,6 +116,33 @@ TEST_CASE("inconsistent parameters", "[models][errors]") {
              Catch::Contains("exceeds sm.shared_memory"));
 }
 
+TEST_CASE("overrides are checked for consistency like a file", "[models][errors]") {
+  // H100: 228KiB of shared memory per SM, at most 227KiB per CTA; 64KiB per SM breaks the relation
+  // a preset must keep, and the error names the override, the only input that made it.
+  try {
+    load_hardware("h100", {{"sm.shared_memory", "64KiB"}});
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.where().file == "override sm.shared_memory=64KiB");
+    CHECK(e.where().line == 0);
+    CHECK_THAT(e.message(), Catch::Contains("sm.shared_memory_per_cta (227KiB) exceeds "
+                                            "sm.shared_memory (64KiB)"));
+  }
+  // The same through a file given as text, and with several overrides: all of them are named.
+  try {
+    load_hardware_from_string("base: h100\n", "what_if.yaml",
+                              {{"ldst.bytes_in_flight_per_sm", "1KiB"}, {"sm.count", "100"}});
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.where().file == "overrides ldst.bytes_in_flight_per_sm=1KiB, sm.count=100");
+    CHECK_THAT(e.message(), Catch::Contains("exceeds ldst.bytes_in_flight_per_sm (1KiB)"));
+  }
+  // Overrides that move both sides together stay consistent.
+  const HardwareSpec ok =
+      load_hardware("h100", {{"sm.shared_memory", "64KiB"}, {"sm.shared_memory_per_cta", "64KiB"}});
+  CHECK(ok.sm.shared_memory_per_cta == ok.sm.shared_memory);
+}
+
 TEST_CASE("unknown preset lists the valid ones", "[models][errors]") {
   // From a file's base: the position of the value.
   const ConfigError e = error_of("base: h300\n");
