@@ -5,44 +5,33 @@
 #include <fmt/format.h>
 
 #include "sim/check.hpp"
+#include "sim/names.hpp"
 
 namespace mgsim::models {
 
-std::string_view to_string(UnitKind kind) {
-  switch (kind) {
-    case UnitKind::hbm:
-      return "hbm";
-    case UnitKind::l2:
-      return "l2";
-    case UnitKind::tensor_pipe:
-      return "tensor_pipe";
-    case UnitKind::copy_engine:
-      return "copy_engine";
-    case UnitKind::peer_out:
-      return "peer_out";
-    case UnitKind::peer_in:
-      return "peer_in";
-    case UnitKind::nvlink_out:
-      return "nvlink_out";
-    case UnitKind::nvlink_in:
-      return "nvlink_in";
-    case UnitKind::nvswitch_port:
-      return "nvswitch_port";
-    case UnitKind::pcie_out:
-      return "pcie_out";
-    case UnitKind::pcie_in:
-      return "pcie_in";
-    case UnitKind::pcie:
-      return "pcie";
-    case UnitKind::nic_out:
-      return "nic_out";
-    case UnitKind::nic_in:
-      return "nic_in";
-    case UnitKind::network_link:
-      return "network_link";
-  }
-  return "?";
-}
+namespace {
+
+constexpr auto kUnitKindNames = sim::name_table<UnitKind>({
+    {UnitKind::hbm, "hbm"},
+    {UnitKind::l2, "l2"},
+    {UnitKind::tensor_pipe, "tensor_pipe"},
+    {UnitKind::copy_engine, "copy_engine"},
+    {UnitKind::peer_out, "peer_out"},
+    {UnitKind::peer_in, "peer_in"},
+    {UnitKind::nvlink_out, "nvlink_out"},
+    {UnitKind::nvlink_in, "nvlink_in"},
+    {UnitKind::nvswitch_port, "nvswitch_port"},
+    {UnitKind::pcie_out, "pcie_out"},
+    {UnitKind::pcie_in, "pcie_in"},
+    {UnitKind::pcie, "pcie"},
+    {UnitKind::nic_out, "nic_out"},
+    {UnitKind::nic_in, "nic_in"},
+    {UnitKind::network_link, "network_link"},
+});
+
+}  // namespace
+
+std::string_view to_string(UnitKind kind) { return kUnitKindNames.name(kind); }
 
 Measure measure_of(UnitKind kind) {
   return kind == UnitKind::tensor_pipe ? Measure::flops : Measure::bytes;

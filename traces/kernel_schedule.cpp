@@ -7,8 +7,16 @@
 
 #include <fmt/format.h>
 
+#include "sim/names.hpp"
+
 namespace mgsim::traces {
 namespace {
+
+constexpr auto kViaNames = sim::name_table<Via>({
+    {Via::tma, "tma"},
+    {Via::ldst, "ldst"},
+    {Via::multimem, "multimem"},
+});
 
 // Names bound inside kernels, which no kernel argument or loop variable may take.
 const std::vector<std::string> kReserved = {"min", "max", "rank", "world", "cta", "num_sms"};
@@ -175,18 +183,16 @@ class KernelParser {
     op.via = is_reduce ? Via::multimem : Via::tma;
     if (auto v = r.optional("via")) {
       const std::string text = v->as_string();
-      const std::vector<std::string> valid =
-          is_reduce ? std::vector<std::string>{"multimem"}
-                    : std::vector<std::string>{"tma", "ldst", "multimem"};
-      if (std::find(valid.begin(), valid.end(), text) == valid.end()) {
-        if (is_reduce && (text == "tma" || text == "ldst"))
-          v->fail(
-              fmt::format("a reduce goes through the switch: via must be multimem, not '{}' "
-                          "(TMA and plain ld/st cannot reduce in the network)",
-                          text));
-        fail_choice(*v, "'via'", text, valid);
-      }
-      op.via = text == "tma" ? Via::tma : (text == "ldst" ? Via::ldst : Via::multimem);
+      const std::optional<Via> via = kViaNames.parse(text);
+      if (is_reduce && via && *via != Via::multimem)
+        v->fail(
+            fmt::format("a reduce goes through the switch: via must be multimem, not '{}' "
+                        "(TMA and plain ld/st cannot reduce in the network)",
+                        text));
+      if (!via)
+        fail_choice(*v, "'via'", text,
+                    is_reduce ? std::vector<std::string>{"multimem"} : kViaNames.names());
+      op.via = *via;
     }
     if (auto b = r.optional("buffer")) {
       const std::string name = b->as_string();
@@ -333,17 +339,7 @@ class KernelParser {
 
 }  // namespace
 
-const char* to_string(Via v) {
-  switch (v) {
-    case Via::tma:
-      return "tma";
-    case Via::ldst:
-      return "ldst";
-    case Via::multimem:
-      return "multimem";
-  }
-  return "?";
-}
+std::string_view to_string(Via v) { return kViaNames.name(v); }
 
 int KernelSet::find(const std::string& name) const {
   for (std::size_t i = 0; i < kernels.size(); ++i)

@@ -66,7 +66,7 @@
 namespace mgsim::traces {
 
 enum class Via { tma, ldst, multimem };
-const char* to_string(Via v);
+std::string_view to_string(Via v);
 
 // The syntax tree of a kernel op: where it is, its condition, and one struct per op kind in a
 // std::variant (an op is exactly one kind; no field of another kind can be set). Each kind's

@@ -6,11 +6,17 @@
 
 #include <fmt/format.h>
 
+#include "sim/names.hpp"
+
 namespace mgsim::traces {
 namespace {
 
-constexpr std::array<const char*, 4> kCollectiveNames = {"all_reduce", "all_gather",
-                                                         "reduce_scatter", "all_to_all"};
+constexpr auto kCollectiveNames = sim::name_table<CollectiveKind>({
+    {CollectiveKind::all_reduce, "all_reduce"},
+    {CollectiveKind::all_gather, "all_gather"},
+    {CollectiveKind::reduce_scatter, "reduce_scatter"},
+    {CollectiveKind::all_to_all, "all_to_all"},
+});
 
 // Names nccl-tests prints in its `type` column, with the aliases people write.
 struct DtypeName {
@@ -249,10 +255,9 @@ class Parser {
     sim::MapReader r(node, "collective");
     const sim::Node kind = r.required("op");
     const std::string k = kind.as_string();
-    const auto it = std::find(kCollectiveNames.begin(), kCollectiveNames.end(), k);
-    if (it == kCollectiveNames.end())
-      fail_choice(kind, "collective", k, {kCollectiveNames.begin(), kCollectiveNames.end()});
-    c.kind = static_cast<CollectiveKind>(it - kCollectiveNames.begin());
+    const std::optional<CollectiveKind> parsed = kCollectiveNames.parse(k);
+    if (!parsed) fail_choice(kind, "collective", k, kCollectiveNames.names());
+    c.kind = *parsed;
     c.bytes = Expr::parse(r.required("bytes"), scope_);
     if (auto n = r.optional("chunk")) c.chunk = Expr::parse(*n, scope_);
     c.dtype = {"float", 4};
@@ -292,7 +297,7 @@ class Parser {
 
 }  // namespace
 
-const char* to_string(CollectiveKind k) { return kCollectiveNames[static_cast<std::size_t>(k)]; }
+std::string_view to_string(CollectiveKind k) { return kCollectiveNames.name(k); }
 
 Schedule load_schedule(const sim::Node& root) {
   Schedule s;

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -52,7 +53,7 @@ namespace mgsim::traces {
 
 enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
 
-const char* to_string(CollectiveKind k);
+std::string_view to_string(CollectiveKind k);
 
 struct Dtype {
   std::string name;  // as nccl-tests prints it: "float", "half", "bfloat16", ...
