@@ -17,6 +17,7 @@
 #include <cmath>
 #include <map>
 #include <ostream>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +51,20 @@ struct Arg {
   std::int64_t number;
   std::int64_t text;  // interned text, or -1 for a number
 };
+
+// A slice's args as its "args" object: numbers, or interned text.
+void write_args(JsonWriter& w, std::span<const Arg> args, const std::vector<std::string>& names) {
+  w.key("args").object();
+  for (const Arg& a : args) {
+    w.key(names[a.name]);
+    if (a.text < 0) {
+      w.value(a.number);
+    } else {
+      w.value(names[static_cast<std::size_t>(a.text)]);
+    }
+  }
+  w.end();
+}
 
 // Picoseconds as microseconds with all six fractional digits.
 void append_us(std::string& out, std::int64_t ps) {
@@ -146,67 +161,23 @@ void ChromeTraceWriter::write(std::ostream& out) const {
     begin_event();
     return JsonWriter(buf, JsonWriter::Style::compact);
   };
+  // A metadata ("M") event: `what` of process `pid` (and thread `tid` when >= 0), its one arg.
+  auto metadata = [&](std::string_view what, std::int64_t pid, std::int64_t tid,
+                      std::string_view arg) -> JsonWriter {
+    JsonWriter w = event();
+    w.object().key("name").value(what).key("ph").value("M").key("pid").value(pid);
+    if (tid >= 0) w.key("tid").value(tid);
+    w.key("args").object().key(arg);
+    return w;
+  };
   for (std::size_t p = 0; p < m.processes.size(); ++p) {
     const auto pid = static_cast<std::int64_t>(p + 1);
-    event()
-        .object()
-        .key("name")
-        .value("process_name")
-        .key("ph")
-        .value("M")
-        .key("pid")
-        .value(pid)
-        .key("args")
-        .object()
-        .key("name")
-        .value(m.processes[p])
-        .end()
-        .end();
-    event()
-        .object()
-        .key("name")
-        .value("process_sort_index")
-        .key("ph")
-        .value("M")
-        .key("pid")
-        .value(pid)
-        .key("args")
-        .object()
-        .key("sort_index")
-        .value(pid)
-        .end()
-        .end();
+    metadata("process_name", pid, -1, "name").value(m.processes[p]).end().end();
+    metadata("process_sort_index", pid, -1, "sort_index").value(pid).end().end();
   }
   for (const Track& t : m.tracks) {
-    event()
-        .object()
-        .key("name")
-        .value("thread_name")
-        .key("ph")
-        .value("M")
-        .key("pid")
-        .value(std::int64_t{t.pid})
-        .key("tid")
-        .value(std::int64_t{t.tid})
-        .key("args")
-        .object()
-        .key("name")
-        .value(t.thread)
-        .end()
-        .end();
-    event()
-        .object()
-        .key("name")
-        .value("thread_sort_index")
-        .key("ph")
-        .value("M")
-        .key("pid")
-        .value(std::int64_t{t.pid})
-        .key("tid")
-        .value(std::int64_t{t.tid})
-        .key("args")
-        .object()
-        .key("sort_index")
+    metadata("thread_name", t.pid, t.tid, "name").value(t.thread).end().end();
+    metadata("thread_sort_index", t.pid, t.tid, "sort_index")
         .value(std::int64_t{t.tid})
         .end()
         .end();
@@ -243,19 +214,7 @@ void ChromeTraceWriter::write(std::ostream& out) const {
       number.clear();
       append_us(number, r.end_ps - r.begin_ps);
       w.key("dur").raw(number);
-      if (r.args_count > 0) {
-        w.key("args").object();
-        for (std::uint32_t i = 0; i < r.args_count; ++i) {
-          const Arg& a = m.args[r.args_begin + i];
-          w.key(m.names[a.name]);
-          if (a.text < 0) {
-            w.value(a.number);
-          } else {
-            w.value(m.names[static_cast<std::size_t>(a.text)]);
-          }
-        }
-        w.end();
-      }
+      if (r.args_count > 0) write_args(w, {m.args.data() + r.args_begin, r.args_count}, m.names);
     }
     w.end();
     flush_if_big();

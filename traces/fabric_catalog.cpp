@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "sim/check.hpp"
 #include "topologies/fabric.hpp"
 #include "topologies/topology.hpp"
@@ -74,15 +76,15 @@ void register_fabric(models::ResourceCatalog& catalog, const topologies::Fabric&
       catalog.add(id, pcie ? UnitKind::pcie_in : UnitKind::nvlink_in, dst,
                   gpu_group(dst, pcie ? host_in : "nvlink.in"));
     } else if (is_network(lk->second) && kinds[from] == VertexKind::nic) {
-      catalog.add(id, UnitKind::nic_out, -1, from + ".out");
+      catalog.add(id, UnitKind::nic_out, -1, fmt::format("{}.out", from));
     } else if (is_network(lk->second) && kinds[to] == VertexKind::nic) {
-      catalog.add(id, UnitKind::nic_in, -1, to + ".in");
+      catalog.add(id, UnitKind::nic_in, -1, fmt::format("{}.in", to));
     } else if (is_network(lk->second)) {
-      catalog.add(id, UnitKind::network_link, -1, from + "->" + to);
+      catalog.add(id, UnitKind::network_link, -1, fmt::format("{}->{}", from, to));
     } else if (pcie) {
-      catalog.add(id, UnitKind::pcie, -1, from + "->" + to);
+      catalog.add(id, UnitKind::pcie, -1, fmt::format("{}->{}", from, to));
     } else {
-      catalog.add(id, UnitKind::nvswitch_port, -1, from + "->" + to);
+      catalog.add(id, UnitKind::nvswitch_port, -1, fmt::format("{}->{}", from, to));
     }
   }
 }

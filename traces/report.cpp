@@ -50,6 +50,16 @@ std::string sweep_text(const std::vector<Run>& runs) {
   return out;
 }
 
+// The members every report opens with: what ran on which machine.
+sim::JsonWriter& header_json(sim::JsonWriter& w, const ReportHeader& h) {
+  return w.key("schedule")
+      .value(h.schedule)
+      .key("topology")
+      .value(h.machine->topology().name)
+      .key("hw")
+      .value(h.machine->hardware().name);
+}
+
 std::string nccl_table(const std::vector<Run>& runs) {
   const RunResult& first = runs.front().result.run;
   std::string out = "#\n";
@@ -103,15 +113,7 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
   MGSIM_CHECK(h.machine, "a report needs a machine");
   std::string out;
   sim::JsonWriter w(out);
-  w.object()
-      .key("schedule")
-      .value(h.schedule)
-      .key("topology")
-      .value(h.machine->topology().name)
-      .key("hw")
-      .value(h.machine->hardware().name)
-      .key("runs")
-      .array();
+  header_json(w.object(), h).key("runs").array();
   for (const Run& run : runs) {
     const RunResult& r = run.result.run;
     w.object().key("params").object();
@@ -193,17 +195,8 @@ std::string bound_text(const ReportHeader& h, const Result& run) {
 std::string bound_json(const ReportHeader& h, const Result& run) {
   MGSIM_CHECK(h.machine, "a report needs a machine");
   std::string out;
-  sim::JsonWriter(out)
-      .object()
-      .key("schedule")
-      .value(h.schedule)
-      .key("topology")
-      .value(h.machine->topology().name)
-      .key("hw")
-      .value(h.machine->hardware().name)
-      .key("roofline")
-      .raw(roofline_json(run.roofline))
-      .end();
+  sim::JsonWriter w(out);
+  header_json(w.object(), h).key("roofline").raw(roofline_json(run.roofline)).end();
   return out + "\n";
 }
 

@@ -203,8 +203,9 @@ class Parser {
     const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(l.kernel)];
     sim::MapReader ar(*args, "args");
     for (auto& [arg, value] : ar.rest()) {
+      const std::string& wanted = arg;  // clang 14 cannot capture a structured binding
       const auto it = std::find_if(k.args.begin(), k.args.end(),
-                                   [&](const KernelArg& a) { return a.name == arg; });
+                                   [&](const KernelArg& a) { return a.name == wanted; });
       if (it == k.args.end()) {
         std::vector<std::string> names;
         for (const auto& a : k.args) names.push_back(a.name);
@@ -315,8 +316,9 @@ Env param_values(const Schedule& s,
   std::vector<std::optional<std::int64_t>> forced(s.params.size());
   const Scope empty;
   for (const auto& [name, text] : overrides) {
+    const std::string& wanted = name;  // clang 14 cannot capture a structured binding
     const auto it = std::find_if(s.params.begin(), s.params.end(),
-                                 [&](const Param& p) { return p.name == name; });
+                                 [&](const Param& p) { return p.name == wanted; });
     if (it == s.params.end()) {
       std::vector<std::string> names;
       for (const auto& p : s.params) names.push_back(p.name);

@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/traces/examples.hpp"
+
 #include "sim/trace.hpp"
 #include "traces/report.hpp"
 #include "traces/simulation.hpp"
@@ -34,11 +36,9 @@ Output run_once(const Schedule& s, const std::string& file, const Machine& machi
 
 }  // namespace
 
-TEST_CASE("every example gives the same JSON and trace twice on two threads") {
-  std::vector<std::filesystem::path> files;
-  for (const auto& f : std::filesystem::recursive_directory_iterator(MGSIM_EXAMPLES_DIR))
-    if (f.path().extension() == ".yaml") files.push_back(f.path());
-  std::sort(files.begin(), files.end());
+TEST_CASE("every example gives the same JSON and trace twice on two threads", "[determinism]") {
+  // examples/ and its subfolders (examples/kernels/ holds the tile-level ones).
+  const std::vector<std::filesystem::path> files = test::example_files();
   REQUIRE(files.size() >= 6);
   const Machine machine = Machine::load("hgx-h200-8", {}, "h200");
   for (const auto& f : files) {

@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/traces/examples.hpp"
+
 #include "models/hardware_loader.hpp"
 #include "sim/check.hpp"
 #include "sim/engine.hpp"
@@ -214,11 +216,8 @@ TEST_CASE("nothing carried: no bottleneck, a zero bound and a zero fraction") {
 
 TEST_CASE("the bound never exceeds the predicted time, for every example") {
   // A property: the bound ignores latencies and dependencies, which can only add time.
-  std::vector<std::filesystem::path> files;
   // examples/ and its subfolders (examples/kernels/ holds the tile-level ones).
-  for (const auto& f : std::filesystem::recursive_directory_iterator(MGSIM_EXAMPLES_DIR))
-    if (f.path().extension() == ".yaml") files.push_back(f.path());
-  std::sort(files.begin(), files.end());
+  const std::vector<std::filesystem::path> files = test::example_files();
   REQUIRE(files.size() >= 6);
   const Machine machine = Machine::load("hgx-h200-8", {}, "h200");
   for (const auto& f : files) {

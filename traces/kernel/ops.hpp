@@ -21,13 +21,13 @@ bool start_load_store(Runner& x, RoleRun& r, const StoreOp& store);
 // via multimem (op_multimem.cpp)
 bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op, const StoreOp& store);
 bool start_multimem(Runner& x, RoleRun& r, const KernelOp& op, const ReduceOp& reduce);
-bool start_mma(Runner& x, RoleRun& r, const MmaOp& mma);
-bool start_compute(Runner& x, RoleRun& r, const ComputeOp& compute);
-bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& mainloop);
-bool start_signal(Runner& x, RoleRun& r, const SignalOp& signal);
-bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& wait);
-bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& arrive);
-bool start_sync(Runner& x, RoleRun& r, const SyncOp& sync);
+bool start_mma(Runner& x, RoleRun& r, const MmaOp& op);
+bool start_compute(Runner& x, RoleRun& r, const ComputeOp& op);
+bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op);
+bool start_signal(Runner& x, RoleRun& r, const SignalOp& op);
+bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& op);
+bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& op);
+bool start_sync(Runner& x, RoleRun& r, const SyncOp& op);
 
 // Starts `op` on `r` through its kind's unit. REQUIRES: op is not a `for` (the walker's).
 inline bool start_op(Runner& x, RoleRun& r, const KernelOp& op) {

@@ -1,0 +1,19 @@
+// Every schedule under examples/ (recursively), sorted, for the tests that check a property of
+// all of them (the roofline's bound, determinism).
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+namespace mgsim::test {
+
+inline std::vector<std::filesystem::path> example_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(MGSIM_EXAMPLES_DIR))
+    if (f.path().extension() == ".yaml") files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace mgsim::test
