@@ -125,8 +125,8 @@ Rows select_all_sms(Calibrator& c, const MeasurementTable& t, std::initializer_l
                     const std::function<bool(std::size_t)>& keep, std::string_view what) {
   const std::size_t sms = c.column(t, "sms", Unit::none);
   const int count = c.base().sm.count;
-  const Rows out = select(
-      c, t, eqs, [&](std::size_t r) { return t.number(r, sms) == count && (!keep || keep(r)); });
+  Rows out = select(c, t, eqs,
+                    [&](std::size_t r) { return t.number(r, sms) == count && (!keep || keep(r)); });
   if (out.empty())
     out_of_range(t, fmt::format("no {} row on {} SMs, the base preset {}'s sm.count (measured on "
                                 "a GPU with another SM count?)",
@@ -161,7 +161,9 @@ std::string bw_value(double bytes_per_second) {
 }
 
 FitResult fit_line(const MeasurementTable& t, const Rows& rows, std::size_t xcol, std::size_t ycol,
-                   bool intercept, bool relative, const std::string& what) {
+                   LineFit model, const std::string& what) {
+  const bool intercept = model == LineFit::intercept_relative;
+  const bool relative = model == LineFit::intercept_relative;
   const auto n = static_cast<Eigen::Index>(rows.size());
   Eigen::MatrixXd x(n, intercept ? 2 : 1);
   Eigen::VectorXd y(n), w(n);

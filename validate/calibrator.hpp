@@ -97,10 +97,14 @@ std::string file_name(const MeasurementTable& t);
 std::string ps_value(double seconds);
 std::string bw_value(double bytes_per_second);
 
-// Rows -> a line y = c0 + c1 x, or y = c0 x through the origin when `intercept` is false;
-// `relative` weights each row 1/y.
+// The two lines the fits use: y = c0 x through the origin, unweighted (a rate, e.g. GB/s per
+// SM); or y = c0 + c1 x with each row weighted 1/y (a latency plus size over rate, fitted in
+// relative error so that the largest sizes do not set the latency alone).
+enum class LineFit { through_origin, intercept_relative };
+
+// Rows -> the line `model` of column ycol against column xcol.
 FitResult fit_line(const MeasurementTable& t, const Rows& rows, std::size_t xcol, std::size_t ycol,
-                   bool intercept, bool relative, const std::string& what);
+                   LineFit model, const std::string& what);
 
 // A constant fitted to rows (its least-squares value is their mean), with the rows' range.
 struct ConstantFit {

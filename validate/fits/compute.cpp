@@ -57,8 +57,8 @@ void launch(Calibrator& c) {
   const MeasurementTable& launch = c.table("launch.csv");
   const Rows lr = select(c, launch, {{"kernel", "empty"}, {"mode", "stream_back_to_back"}});
   const FitResult lf = fit_line(launch, lr, c.column(launch, "grid_ctas", Unit::none),
-                                c.column(launch, "us_per_launch_median", Unit::microseconds), true,
-                                true, "t = a + ctas x d");
+                                c.column(launch, "us_per_launch_median", Unit::microseconds),
+                                LineFit::intercept_relative, "t = a + ctas x d");
   const double a = lf.coefficients[0] * 1e-6;
   c.write(
       "launch.kernel", ps_value(a), a,

@@ -66,7 +66,7 @@ PeerFit fit_peer(Calibrator& c, const std::string& name, std::string_view sectio
   };
   const Rows few = select(
       c, t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) <= kLinearUpToSms; });
-  const FitResult pf = fit_line(t, few, sms, gbps, false, false, "gbps = r x sms");
+  const FitResult pf = fit_line(t, few, sms, gbps, LineFit::through_origin, "gbps = r x sms");
   const double per_sm = pf.coefficients[0] * 1e9;
   const Rows many = select(
       c, t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) >= kSaturatedFromSms; });
@@ -114,8 +114,8 @@ void copy_engine(Calibrator& c) {
   const MeasurementTable& ce = c.table("peer_ce.csv");
   const Rows cr = select(c, ce, {{"direction", "0to1_push"}, {"mode", "single"}, {"streams", "1"}});
   const FitResult cf = fit_line(ce, cr, c.column(ce, "bytes", Unit::bytes),
-                                c.column(ce, "us_per_copy_median", Unit::microseconds), true, true,
-                                "t = a + bytes/b");
+                                c.column(ce, "us_per_copy_median", Unit::microseconds),
+                                LineFit::intercept_relative, "t = a + bytes/b");
   const double a = cf.coefficients[0] * 1e-6;
   const double b = 1e6 / cf.coefficients[1];
   const double setup = a - c.fitted("nvlink.latency").value;

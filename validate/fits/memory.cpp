@@ -31,7 +31,8 @@ void hbm(Calibrator& c) {
   const Rows read_few = select(c, hbm, {{"op", "read"}}, [&](std::size_t r) {
     return hbm.number(r, sms) <= kHbmLinearUpToSms;
   });
-  const FitResult hf = fit_line(hbm, read_few, sms, gbps, false, false, "gbps = r x sms");
+  const FitResult hf =
+      fit_line(hbm, read_few, sms, gbps, LineFit::through_origin, "gbps = r x sms");
   const double per_sm = hf.coefficients[0] * 1e9;
   const double cta_threads = hbm.number(read_few.front(), threads);
   const double in_flight = cta_threads * kHbmLoadsInFlightPerThread * kHbmLoadBytes;
