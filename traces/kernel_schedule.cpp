@@ -243,12 +243,16 @@ class KernelParser {
     return out;
   }
 
-  MmaOp parse_mma(const sim::Node& node) {
-    sim::MapReader r(node, MmaOp::kName);
-    MmaOp op;
+  void parse_mnk(sim::MapReader& r, MmaShape& op) {
     op.m = Expr::parse(r.required("m"), scope_);
     op.n = Expr::parse(r.required("n"), scope_);
     op.k = Expr::parse(r.required("k"), scope_);
+  }
+
+  MmaOp parse_mma(const sim::Node& node) {
+    sim::MapReader r(node, MmaOp::kName);
+    MmaOp op;
+    parse_mnk(r, op);
     op.dtype = parse_dtype(r, models::Dtype::bf16);
     r.finish();
     return op;
@@ -257,9 +261,7 @@ class KernelParser {
   MainloopOp parse_mainloop(const sim::Node& node) {
     sim::MapReader r(node, MainloopOp::kName);
     MainloopOp op;
-    op.m = Expr::parse(r.required("m"), scope_);
-    op.n = Expr::parse(r.required("n"), scope_);
-    op.k = Expr::parse(r.required("k"), scope_);
+    parse_mnk(r, op);
     op.k_tile = Expr::parse(r.required("k_tile"), scope_);
     op.stages = Expr::parse(r.required("stages"), scope_);
     if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);

@@ -96,10 +96,14 @@ struct ReduceOp : TransferOp {
   static constexpr const char* kName = "reduce";
 };
 
-struct MmaOp {
-  static constexpr const char* kName = "mma";
+// What mma and mainloop share: an m x n x k product of `dtype` operands.
+struct MmaShape {
   Expr m, n, k;
   models::Dtype dtype = models::Dtype::bf16;
+};
+
+struct MmaOp : MmaShape {
+  static constexpr const char* kName = "mma";
 };
 
 // Exactly one of flops and cycles.
@@ -109,11 +113,10 @@ struct ComputeOp {
   models::Dtype dtype = models::Dtype::fp32;
 };
 
-struct MainloopOp {
+struct MainloopOp : MmaShape {
   static constexpr const char* kName = "mainloop";
-  Expr m, n, k, k_tile, stages;
+  Expr k_tile, stages;
   std::optional<Expr> peer;  // where A and B come from; default this rank
-  models::Dtype dtype = models::Dtype::bf16;
 };
 
 // What signal and wait share: one flag of a flag array on a rank.

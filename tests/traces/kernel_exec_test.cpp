@@ -287,18 +287,24 @@ class Recorder final : public sim::TraceSink {
  private:
   std::vector<std::string> names_;
 };
+
+// Runs `s` on a toy crossbar of `gpus` GPUs with a Recorder attached, and returns what it saw.
+Recorder traced(const traces::Schedule& s, int gpus) {
+  sim::Engine engine;
+  Recorder rec;
+  engine.set_trace(&rec);
+  sim::FluidNetwork net(engine);
+  Crossbar fabric(net, gpus);
+  traces::execute(s, traces::param_values(s, {}), engine, net, fabric, toy_device());
+  return rec;
+}
 }  // namespace
 
 TEST_CASE("with a trace sink, each role's ops are slices on a (GPU, SM role) track") {
   // The mma of the waves test's first CTA: from the 1 us launch to 3 us, on SM 0.
   const traces::Schedule s = traces::load_schedule(sim::Node::load_string(
       one_kernel("1", "      - {name: math, ops: [{mma: {m: 100, n: 100, k: 100}}]}\n"), "k.yaml"));
-  sim::Engine engine;
-  Recorder rec;
-  engine.set_trace(&rec);
-  sim::FluidNetwork net(engine);
-  Crossbar fabric(net, 1);
-  traces::execute(s, traces::param_values(s, {}), engine, net, fabric, toy_device());
+  const Recorder rec = traced(s, 1);
   CHECK(std::find(rec.lines.begin(), rec.lines.end(), "gpu0/sm000 k.math mma 1000000 3000000") !=
         rec.lines.end());
 }
@@ -312,12 +318,7 @@ TEST_CASE("trace: op slices carry their kind, bytes and peer; SM pipes count GFL
                  "{mma: {m: 100, n: 100, k: 100}}]}\n",
                  2),
       "k.yaml"));
-  sim::Engine engine;
-  Recorder rec;
-  engine.set_trace(&rec);
-  sim::FluidNetwork net(engine);
-  Crossbar fabric(net, 2);
-  traces::execute(s, traces::param_values(s, {}), engine, net, fabric, toy_device());
+  const Recorder rec = traced(s, 2);
   auto args_of = [&](const std::string& prefix) {
     for (std::size_t i = 0; i < rec.lines.size(); ++i)
       if (rec.lines[i].rfind(prefix, 0) == 0) return rec.args[i];
