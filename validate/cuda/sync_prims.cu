@@ -1,0 +1,298 @@
+// Synchronisation primitives on one GPU (sync.csv), for issue 9's fence, flag and atomic costs.
+//
+// test=fence: one CTA of 1, 32 or 1024 threads; each thread loops `iterations` times over
+//   "volatile store of i to its own word; fence", the fence being none, __threadfence_block()
+//   (fence.cta), __threadfence() (fence.gpu) or __threadfence_system() (fence.sys). Timed with
+//   %globaltimer by thread 0 between two __syncthreads(). ns_per_iter = time / iterations;
+//   derived_ns = ns_per_iter - the same CTA's ns_per_iter without a fence (the fence's cost).
+// test=pingpong: two CTAs of one GPU, on SMs sm_a and sm_b, pass a counter back and forth
+//   (flag.cu's protocol): the initiator writes i to the responder's flag and waits for i on its
+//   own. Variants: volatile (st.volatile / ld.volatile), release_acquire_gpu (st.release.gpu /
+//   ld.acquire.gpu), release_acquire_sys (.sys, flag.csv's same_gpu), atomic (atomicAdd of 1 to
+//   send, atomicAdd of 0 to poll). The launch has one CTA per SM (kExclusiveSmem) and the CTAs
+//   whose %smid is sm_a / sm_b play; the others exit. ns_per_iter = round trip; derived_ns =
+//   one-way = round trip / 2. sm_a = sm_b = -1: a plain 2-CTA launch (the scheduler's placement;
+//   the SMs it chose are in the row's note column).
+// test=atomic: `ctas` CTAs (one per SM) of 1 or 32 threads; each thread does `iterations`
+//   atomicAdd(1) to one shared global word (same_address) or to its own word 128 B apart
+//   (distinct_address); `red` ignores the result (compiles to RED), `atom` uses it (ATOM, one
+//   round trip each). Timed from the earliest CTA start to the latest CTA end (%globaltimer).
+//   ns_per_iter = span / iterations (the time per atomic of one thread's chain);
+//   mops = all atomics / span (millions per second). Verified: final counter values.
+#include "kernels.cuh"
+
+using namespace mgbench;
+
+namespace {
+
+constexpr int kDev = 0;
+constexpr unsigned long long kTimeoutNs = 1'000'000'000ull;
+
+__device__ inline unsigned smid() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fences.
+enum Fence : int { kNone = 0, kBlock = 1, kGpu = 2, kSystem = 3 };
+const char* fence_name(int f) {
+  return f == kNone ? "store_only" : f == kBlock ? "threadfence_block" : f == kGpu ? "threadfence"
+                                                                                   : "threadfence_system";
+}
+
+__global__ void fence_kernel(unsigned* slots, int iters, int fence, unsigned long long* ns) {
+  volatile unsigned* mine = slots + threadIdx.x;
+  __syncthreads();
+  unsigned long long t0 = globaltimer_ns();
+  for (int i = 1; i <= iters; ++i) {
+    *mine = unsigned(i);
+    if (fence == kBlock)
+      __threadfence_block();
+    else if (fence == kGpu)
+      __threadfence();
+    else if (fence == kSystem)
+      __threadfence_system();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) *ns = globaltimer_ns() - t0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ping-pong.
+enum Sync : int { kVolatile = 0, kRelAcqGpu = 1, kRelAcqSys = 2, kAtomic = 3 };
+const char* sync_name(int s) {
+  return s == kVolatile    ? "volatile"
+         : s == kRelAcqGpu ? "release_acquire_gpu"
+         : s == kRelAcqSys ? "release_acquire_sys"
+                           : "atomic";
+}
+
+__device__ inline void flag_send(unsigned* p, unsigned v, int sync) {
+  if (sync == kVolatile)
+    *reinterpret_cast<volatile unsigned*>(p) = v;
+  else if (sync == kRelAcqGpu)
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+  else if (sync == kRelAcqSys)
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+  else
+    atomicAdd(p, 1u);  // both sides send exactly once per round, so the flag reads i
+}
+
+__device__ inline unsigned flag_poll(unsigned* p, int sync) {
+  unsigned v;
+  if (sync == kVolatile) return *reinterpret_cast<volatile unsigned*>(p);
+  if (sync == kRelAcqGpu) {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  } else if (sync == kRelAcqSys) {
+    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  } else {
+    v = atomicAdd(p, 0u);
+  }
+  return v;
+}
+
+struct PingOut {
+  unsigned long long ns;
+  int failed;
+  int sm_init, sm_resp;
+};
+
+// flags[0]: the initiator's flag, flags[1]: the responder's. sm_a < 0: CTA 0 initiates, CTA 1
+// responds, wherever they run.
+__global__ void pingpong_kernel(unsigned* flags, int sm_a, int sm_b, int iters, int warmup,
+                                int sync, PingOut* out) {
+  if (threadIdx.x != 0) return;
+  const int me = int(smid());
+  int role;  // 1 initiator, 0 responder, -1 not playing
+  if (sm_a < 0)
+    role = blockIdx.x == 0 ? 1 : blockIdx.x == 1 ? 0 : -1;
+  else
+    role = me == sm_a ? 1 : me == sm_b ? 0 : -1;
+  if (role < 0) return;
+  if (role == 1)
+    out->sm_init = me;
+  else
+    out->sm_resp = me;
+  unsigned* poll = flags + (role == 1 ? 0 : 1);
+  unsigned* send = flags + (role == 1 ? 1 : 0);
+  unsigned long long t0 = 0, start = globaltimer_ns();
+  for (int i = 1; i <= warmup + iters; ++i) {
+    if (role == 1 && i == warmup + 1) t0 = globaltimer_ns();
+    if (role == 1) flag_send(send, unsigned(i), sync);
+    unsigned n = 0;
+    while (flag_poll(poll, sync) < unsigned(i)) {
+      if ((++n & 1023) == 0 && globaltimer_ns() - start > kTimeoutNs) {
+        out->failed = 1;
+        return;
+      }
+    }
+    if (role == 0) flag_send(send, unsigned(i), sync);
+  }
+  if (role == 1) out->ns = globaltimer_ns() - t0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomics.
+__global__ void atomic_kernel(unsigned* words, int iters, int distinct, int use_result,
+                              unsigned* sink, unsigned long long* span) {
+  __syncthreads();
+  if (threadIdx.x == 0) stamp_start(span);
+  const unsigned gtid = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned* p = distinct ? words + size_t(gtid) * 32 : words;
+  unsigned acc = 0;
+  if (use_result) {
+    for (int i = 0; i < iters; ++i) acc += atomicAdd(p, 1u);
+  } else {
+    for (int i = 0; i < iters; ++i) atomicAdd(p, 1u);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) stamp_end(span);
+  if (use_result && acc == 0xFFFFFFFFu) *sink = acc;  // keeps the results live
+}
+
+struct Ctx {
+  Csv* csv;
+  unsigned* words;  // 132 * 32 threads * 32 words
+  unsigned long long* ns;
+  unsigned long long* span;
+  PingOut* ping;
+};
+
+void row(Ctx& x, const char* test, const char* variant, int threads, int ctas, int sm_a, int sm_b,
+         int iters, const Stats& st, double derived_ns, double mops, const std::string& note,
+         int ok) {
+  x.csv->row("%s,%s,%d,%d,%d,%d,%d,%s,%.3f,%.3f,%s,%d,%d", test, variant, threads, ctas, sm_a, sm_b,
+             iters, stat_vals(st).c_str(), derived_ns, mops, note.c_str(), st.n, ok);
+}
+
+void measure_fences(Ctx& x) {
+  const int iters = 20000, reps = 7;
+  for (int threads : {1, 32, 1024}) {
+    double base = 0;
+    for (int f : {kNone, kBlock, kGpu, kSystem}) {
+      std::vector<double> v;
+      for (int r = 0; r < reps + 1; ++r) {
+        CUDA_CHECK(cudaMemset(x.words, 0, 1024 * sizeof(unsigned)));
+        fence_kernel<<<1, threads>>>(x.words, iters, f, x.ns);
+        LAUNCH_CHECK();
+        unsigned long long ns = 0;
+        CUDA_CHECK(cudaMemcpy(&ns, x.ns, sizeof ns, cudaMemcpyDeviceToHost));
+        if (r > 0) v.push_back(double(ns) / iters);  // the first is warm-up
+      }
+      std::vector<unsigned> got(threads);
+      CUDA_CHECK(cudaMemcpy(got.data(), x.words, threads * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      int ok = std::all_of(got.begin(), got.end(), [&](unsigned g) { return g == unsigned(iters); });
+      if (!ok) std::fprintf(stderr, "VERIFY FAILED: fence slots\n");
+      Stats st = summarize(v);
+      if (f == kNone) base = st.median;
+      row(x, "fence", fence_name(f), threads, 1, -1, -1, iters, st, st.median - base, 0, "", ok);
+    }
+  }
+}
+
+void pingpong_case(Ctx& x, int sync, int sm_a, int sm_b, int iters, int reps) {
+  std::vector<double> v;
+  int ok = 1, si = -1, sr = -1;
+  const int grid = sm_a < 0 ? 2 : 132;
+  for (int r = 0; r < reps + 1 && ok; ++r) {
+    CUDA_CHECK(cudaMemset(x.words, 0, 2 * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemset(x.ping, 0xFF, sizeof(PingOut)));
+    CUDA_CHECK(cudaMemset(&x.ping->failed, 0, sizeof(int)));
+    pingpong_kernel<<<grid, 32, kExclusiveSmem>>>(x.words, sm_a, sm_b, iters, 100, sync, x.ping);
+    LAUNCH_CHECK();
+    PingOut h;
+    CUDA_CHECK(cudaMemcpy(&h, x.ping, sizeof h, cudaMemcpyDeviceToHost));
+    if (h.failed) ok = 0;
+    si = h.sm_init;
+    sr = h.sm_resp;
+    if (r > 0) v.push_back(double(h.ns) / iters);
+  }
+  if (!ok)
+    std::fprintf(stderr, "VERIFY FAILED: pingpong %s sm %d-%d timed out\n", sync_name(sync), sm_a,
+                 sm_b);
+  Stats st = summarize(v);
+  char note[64];
+  std::snprintf(note, sizeof note, "ran_on_sm_%d_and_%d", si, sr);
+  row(x, "pingpong", sync_name(sync), 1, 2, sm_a, sm_b, iters, st, st.median / 2, 0, note, ok);
+}
+
+void measure_pingpong(Ctx& x, int num_sms) {
+  for (int sync : {kVolatile, kRelAcqGpu, kRelAcqSys, kAtomic}) {
+    pingpong_case(x, sync, -1, -1, 10000, 5);
+    for (int b : {1, 2, num_sms / 2, num_sms - 1}) pingpong_case(x, sync, 0, b, 10000, 5);
+  }
+  // Placement: SM 0 against every other SM, volatile flags.
+  for (int b = 1; b < num_sms; ++b) pingpong_case(x, kVolatile, 0, b, 2000, 3);
+}
+
+void measure_atomics(Ctx& x, int num_sms) {
+  const int iters = 1000;
+  for (int distinct : {0, 1})
+    for (int use : {0, 1})
+      for (int threads : {1, 32})
+        for (int ctas : {1, 2, 4, 8, 16, 32, 66, num_sms}) {
+          std::vector<double> v;
+          const size_t words = size_t(ctas) * threads * 32;
+          for (int r = 0; r < 6; ++r) {
+            CUDA_CHECK(cudaMemset(x.words, 0, words * sizeof(unsigned)));
+            unsigned long long init[2] = {~0ull, 0ull};
+            CUDA_CHECK(cudaMemcpy(x.span, init, sizeof init, cudaMemcpyHostToDevice));
+            atomic_kernel<<<ctas, threads, kExclusiveSmem>>>(x.words, iters, distinct, use,
+                                                             x.words + words, x.span);
+            LAUNCH_CHECK();
+            unsigned long long sp[2];
+            CUDA_CHECK(cudaMemcpy(sp, x.span, sizeof sp, cudaMemcpyDeviceToHost));
+            if (r > 0) v.push_back(double(sp[1] - sp[0]));
+          }
+          // Check the last repetition's counters.
+          std::vector<unsigned> got(words);
+          CUDA_CHECK(cudaMemcpy(got.data(), x.words, words * sizeof(unsigned), cudaMemcpyDeviceToHost));
+          int ok = 1;
+          if (distinct) {
+            for (size_t t = 0; t < size_t(ctas) * threads; ++t) ok &= got[t * 32] == unsigned(iters);
+          } else {
+            ok = got[0] == unsigned(iters) * unsigned(ctas * threads);
+          }
+          if (!ok) std::fprintf(stderr, "VERIFY FAILED: atomic counters\n");
+          Stats st = summarize(v);  // span in ns
+          Stats per = st;
+          for (double* d : {&per.median, &per.min, &per.max, &per.p10, &per.p90}) *d /= iters;
+          double total = double(iters) * ctas * threads;
+          char variant[64];
+          std::snprintf(variant, sizeof variant, "%s_%s", distinct ? "distinct_address" : "same_address",
+                        use ? "atom" : "red");
+          row(x, "atomic", variant, threads, ctas, -1, -1, iters, per, per.median,
+              total / st.median * 1e3, "", ok);
+        }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CUDA_CHECK(cudaSetDevice(kDev));
+  int num_sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, kDev));
+  Csv csv(argc, argv, "sync.csv",
+          "Fence cost, same-GPU flag ping-pong and atomic contention on GPU 0; see sync_prims.cu",
+          {kDev}, {{"timer", "%globaltimer"}},
+          "test,variant,threads_per_cta,ctas,sm_a,sm_b,iterations," + stat_cols("ns_per_iter") +
+              ",derived_ns,mops,note,reps,ok");
+  allow_dynamic_smem(pingpong_kernel);
+  allow_dynamic_smem(atomic_kernel);
+  Ctx x;
+  x.csv = &csv;
+  x.words = static_cast<unsigned*>(device_alloc(kDev, (size_t(num_sms) * 32 * 32 + 64) * 4));
+  x.ns = static_cast<unsigned long long*>(device_alloc(kDev, 8));
+  x.span = static_cast<unsigned long long*>(device_alloc(kDev, 16));
+  x.ping = static_cast<PingOut*>(device_alloc(kDev, sizeof(PingOut)));
+  measure_fences(x);
+  measure_atomics(x, num_sms);
+  measure_pingpong(x, num_sms);
+  CUDA_CHECK(cudaFree(x.words));
+  CUDA_CHECK(cudaFree(x.ns));
+  CUDA_CHECK(cudaFree(x.span));
+  CUDA_CHECK(cudaFree(x.ping));
+  return 0;
+}
