@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
     // Passes so that copy_only lasts about as long as math_only.
     double one = run_once(x, false, true, kind, 1).copy_us;
     int passes = std::max(1, int(math_alone / one + 0.5));
-    for (int mode = 0; mode < 3; ++mode) {  // math_only, copy_only, math_and_copy
+    for (int mode = 0; mode < 3; ++mode) {      // math_only, copy_only, math_and_copy
       if (mode == 0 && kind == kTma) continue;  // math_only does not depend on the copy kind
       const bool math = mode != 1, copy = mode != 0;
       poison(kDev, x.dst, total);
@@ -180,10 +180,12 @@ int main(int argc, char** argv) {
       const double moved = copy ? 2.0 * double(total) * passes : 0;
       const char* mode_name = mode == 0 ? "math_only" : mode == 1 ? "copy_only" : "math_and_copy";
       csv.row("%s,%s,%d,%d,%.4g,%.4g,%s,%s,%.2f,%.1f,%d,%d", mode_name,
-              mode == 0 ? "none" : kind == kLdst ? "ldst" : "tma", x.sms, passes,
-              math ? flops : 0.0, moved, stat_vals(sm).c_str(), stat_vals(sc).c_str(),
-              math ? flops / sm.median * 1e-6 : 0.0, copy ? gbps(moved, sc.median) : 0.0, reps,
-              ok);
+              mode == 0       ? "none"
+              : kind == kLdst ? "ldst"
+                              : "tma",
+              x.sms, passes, math ? flops : 0.0, moved, stat_vals(sm).c_str(),
+              stat_vals(sc).c_str(), math ? flops / sm.median * 1e-6 : 0.0,
+              copy ? gbps(moved, sc.median) : 0.0, reps, ok);
     }
   }
   CUDA_CHECK(cudaFree(x.src));

@@ -84,8 +84,7 @@ __global__ void __launch_bounds__(1024)
 
 template <int W, int U>
 __global__ void __launch_bounds__(1024) mlp_copy(const typename Word<W>::T* __restrict__ src,
-                                                    typename Word<W>::T* __restrict__ dst,
-                                                    size_t n) {
+                                                 typename Word<W>::T* __restrict__ dst, size_t n) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += U * stride) {
     typename Word<W>::T x[U];
@@ -122,22 +121,26 @@ void launch_w_u(Op op, const Config& c, int ctas, const void* src, void* dst, si
     mlp_write<W, U><<<ctas, c.threads, kExclusiveSmem, s>>>(static_cast<T*>(dst), n, seed);
   else
     mlp_copy<W, U><<<ctas, c.threads, kExclusiveSmem, s>>>(static_cast<const T*>(src),
-                                                              static_cast<T*>(dst), n);
+                                                           static_cast<T*>(dst), n);
 }
 
 template <int W>
 void launch_w(Op op, const Config& c, int ctas, const void* src, void* dst, size_t bytes,
               int passes, uint32_t seed, uint32_t* sum, cudaStream_t s) {
   switch (c.unroll) {
-    case 1: return launch_w_u<W, 1>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
-    case 2: return launch_w_u<W, 2>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
-    case 4: return launch_w_u<W, 4>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
-    default: return launch_w_u<W, 8>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
+    case 1:
+      return launch_w_u<W, 1>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
+    case 2:
+      return launch_w_u<W, 2>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
+    case 4:
+      return launch_w_u<W, 4>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
+    default:
+      return launch_w_u<W, 8>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
   }
 }
 
-void launch(Op op, const Config& c, int ctas, const void* src, void* dst, size_t bytes,
-            int passes, uint32_t seed, uint32_t* sum, cudaStream_t s) {
+void launch(Op op, const Config& c, int ctas, const void* src, void* dst, size_t bytes, int passes,
+            uint32_t seed, uint32_t* sum, cudaStream_t s) {
   if (c.width == 4)
     launch_w<4>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
   else if (c.width == 8)
@@ -234,8 +237,8 @@ void measure_l2(Csv& csv, Ctx& x, const Config& c, int ctas) {
   int ok = got == want;
   if (!ok) std::fprintf(stderr, "VERIFY FAILED: mlp l2 read sum %u, want %u\n", got, want);
   size_t moved = bytes * size_t(passes);
-  csv.row("l2,l2_read,%d,%d,%d,%d,%zu,%zu,%zu,%d,%s,%.1f,%.1f,%.3f,%d,%d", ctas, c.threads,
-          c.width, c.unroll, size_t(c.threads) * c.width * c.unroll, bytes, moved, passes,
+  csv.row("l2,l2_read,%d,%d,%d,%d,%zu,%zu,%zu,%d,%s,%.1f,%.1f,%.3f,%d,%d", ctas, c.threads, c.width,
+          c.unroll, size_t(c.threads) * c.width * c.unroll, bytes, moved, passes,
           stat_vals(st).c_str(), gbps(double(moved), st.median), gbps(double(moved), st.min),
           gbps(double(moved), st.median) / ctas, st.n, ok);
 }
@@ -244,16 +247,17 @@ void measure_l2(Csv& csv, Ctx& x, const Config& c, int ctas) {
 
 int main(int argc, char** argv) {
   CUDA_CHECK(cudaSetDevice(kDev));
-  Csv csv(argc, argv, "mlp.csv",
-          "Streaming bandwidth of GPU 0 by CTAs (one per SM) x threads per CTA x bytes per access x "
-          "accesses in flight per thread; see mlp.cu",
-          {kDev},
-          {{"buffers", "two 4 GiB buffers; successive repetitions use successive slots"},
-           {"loads", "ld.global.cg (L1 bypassed); stores plain st.global"},
-           {"centre", "256 threads x 16 B x unroll 4"}},
-          "set,op,ctas,threads_per_cta,bytes_per_access,unroll,bytes_in_flight_per_cta,bytes_per_"
-          "rep,bytes_moved_per_rep,passes," +
-              stat_cols("time_us") + ",gbps_median,gbps_best,gbps_per_cta_median,reps,ok");
+  Csv csv(
+      argc, argv, "mlp.csv",
+      "Streaming bandwidth of GPU 0 by CTAs (one per SM) x threads per CTA x bytes per access x "
+      "accesses in flight per thread; see mlp.cu",
+      {kDev},
+      {{"buffers", "two 4 GiB buffers; successive repetitions use successive slots"},
+       {"loads", "ld.global.cg (L1 bypassed); stores plain st.global"},
+       {"centre", "256 threads x 16 B x unroll 4"}},
+      "set,op,ctas,threads_per_cta,bytes_per_access,unroll,bytes_in_flight_per_cta,bytes_per_"
+      "rep,bytes_moved_per_rep,passes," +
+          stat_cols("time_us") + ",gbps_median,gbps_best,gbps_per_cta_median,reps,ok");
   Ctx x;
   x.a = static_cast<char*>(device_alloc(kDev, kBuf));
   x.b = static_cast<char*>(device_alloc(kDev, kBuf));

@@ -157,7 +157,8 @@ Result run_once(Ctx& x, bool copy_first, int k, int m, double hold_us) {
   std::vector<float> out(ctas);
   std::vector<unsigned> csm(ctas), ksm(std::max(k, 1));
   CUDA_CHECK(cudaMemcpy(out.data(), x.out, ctas * sizeof(float), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(csm.data(), x.compute_sms, ctas * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(
+      cudaMemcpy(csm.data(), x.compute_sms, ctas * sizeof(unsigned), cudaMemcpyDeviceToHost));
   const float want = fma_loop_host(iters);
   for (float v : out)
     if (std::memcmp(&v, &want, sizeof v) != 0) r.ok = 0;
@@ -189,8 +190,9 @@ int main(int argc, char** argv) {
           "A persistent copy kernel on k SMs and a compute-bound FMA kernel of 132 x m CTAs on "
           "another stream of GPU 0: compute time and placement; see sm_share.cu",
           {kDev},
-          {{"copy_kernel", "1024 threads, 160 KiB dynamic smem (one CTA per SM), 16-byte ld.cg/st, "
-                           "unroll 4, 4 MiB slice per CTA copied repeatedly"},
+          {{"copy_kernel",
+            "1024 threads, 160 KiB dynamic smem (one CTA per SM), 16-byte ld.cg/st, "
+            "unroll 4, 4 MiB slice per CTA copied repeatedly"},
            {"compute_kernel", "256 threads per CTA, 8 FMA chains per thread, 240000 / m steps"}},
           "order,copy_sms,compute_ctas,m,compute_flops," + stat_cols("compute_us") +
               ",compute_us_alone,slowdown,compute_tflops_median,compute_sms_used,compute_ctas_on_"
@@ -248,10 +250,10 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaStreamDestroy(x.a));
   CUDA_CHECK(cudaStreamDestroy(x.b));
   CUDA_CHECK(cudaFreeHost(x.flags));
-  for (void* p : {static_cast<void*>(x.src), static_cast<void*>(x.dst), static_cast<void*>(x.out),
-                  static_cast<void*>(x.compute_sms), static_cast<void*>(x.copy_sms),
-                  static_cast<void*>(x.bytes), static_cast<void*>(x.passes_min),
-                  static_cast<void*>(x.spans)})
+  for (void* p :
+       {static_cast<void*>(x.src), static_cast<void*>(x.dst), static_cast<void*>(x.out),
+        static_cast<void*>(x.compute_sms), static_cast<void*>(x.copy_sms),
+        static_cast<void*>(x.bytes), static_cast<void*>(x.passes_min), static_cast<void*>(x.spans)})
     CUDA_CHECK(cudaFree(p));
   return 0;
 }

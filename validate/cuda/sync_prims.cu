@@ -38,8 +38,10 @@ __device__ inline unsigned smid() {
 // Fences.
 enum Fence : int { kNone = 0, kBlock = 1, kGpu = 2, kSystem = 3 };
 const char* fence_name(int f) {
-  return f == kNone ? "store_only" : f == kBlock ? "threadfence_block" : f == kGpu ? "threadfence"
-                                                                                   : "threadfence_system";
+  return f == kNone    ? "store_only"
+         : f == kBlock ? "threadfence_block"
+         : f == kGpu   ? "threadfence"
+                       : "threadfence_system";
 }
 
 __global__ void fence_kernel(unsigned* slots, int iters, int fence, unsigned long long* ns) {
@@ -182,8 +184,10 @@ void measure_fences(Ctx& x) {
         if (r > 0) v.push_back(double(ns) / iters);  // the first is warm-up
       }
       std::vector<unsigned> got(threads);
-      CUDA_CHECK(cudaMemcpy(got.data(), x.words, threads * sizeof(unsigned), cudaMemcpyDeviceToHost));
-      int ok = std::all_of(got.begin(), got.end(), [&](unsigned g) { return g == unsigned(iters); });
+      CUDA_CHECK(
+          cudaMemcpy(got.data(), x.words, threads * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      int ok =
+          std::all_of(got.begin(), got.end(), [&](unsigned g) { return g == unsigned(iters); });
       if (!ok) std::fprintf(stderr, "VERIFY FAILED: fence slots\n");
       Stats st = summarize(v);
       if (f == kNone) base = st.median;
@@ -248,10 +252,12 @@ void measure_atomics(Ctx& x, int num_sms) {
           }
           // Check the last repetition's counters.
           std::vector<unsigned> got(words);
-          CUDA_CHECK(cudaMemcpy(got.data(), x.words, words * sizeof(unsigned), cudaMemcpyDeviceToHost));
+          CUDA_CHECK(
+              cudaMemcpy(got.data(), x.words, words * sizeof(unsigned), cudaMemcpyDeviceToHost));
           int ok = 1;
           if (distinct) {
-            for (size_t t = 0; t < size_t(ctas) * threads; ++t) ok &= got[t * 32] == unsigned(iters);
+            for (size_t t = 0; t < size_t(ctas) * threads; ++t)
+              ok &= got[t * 32] == unsigned(iters);
           } else {
             ok = got[0] == unsigned(iters) * unsigned(ctas * threads);
           }
@@ -261,8 +267,8 @@ void measure_atomics(Ctx& x, int num_sms) {
           for (double* d : {&per.median, &per.min, &per.max, &per.p10, &per.p90}) *d /= iters;
           double total = double(iters) * ctas * threads;
           char variant[64];
-          std::snprintf(variant, sizeof variant, "%s_%s", distinct ? "distinct_address" : "same_address",
-                        use ? "atom" : "red");
+          std::snprintf(variant, sizeof variant, "%s_%s",
+                        distinct ? "distinct_address" : "same_address", use ? "atom" : "red");
           row(x, "atomic", variant, threads, ctas, -1, -1, iters, per, per.median,
               total / st.median * 1e3, "", ok);
         }

@@ -36,20 +36,36 @@ const char* op_name(int op) { return op == kCopy ? "copy" : op == kLoad ? "load"
 // Waits until at most n (0..7) bulk groups of this thread still read shared memory.
 __device__ inline void wait_read_at_most(int n) {
   switch (n) {
-    case 0: bulk_wait_read<0>(); break;
-    case 1: bulk_wait_read<1>(); break;
-    case 2: bulk_wait_read<2>(); break;
-    case 3: bulk_wait_read<3>(); break;
-    case 4: bulk_wait_read<4>(); break;
-    case 5: bulk_wait_read<5>(); break;
-    case 6: bulk_wait_read<6>(); break;
-    default: bulk_wait_read<7>(); break;
+    case 0:
+      bulk_wait_read<0>();
+      break;
+    case 1:
+      bulk_wait_read<1>();
+      break;
+    case 2:
+      bulk_wait_read<2>();
+      break;
+    case 3:
+      bulk_wait_read<3>();
+      break;
+    case 4:
+      bulk_wait_read<4>();
+      break;
+    case 5:
+      bulk_wait_read<5>();
+      break;
+    case 6:
+      bulk_wait_read<6>();
+      break;
+    default:
+      bulk_wait_read<7>();
+      break;
   }
 }
 
 // `bytes` is a multiple of msg x gridDim.x. `store` fills buffer s with pattern_word(w, seed + s).
-__global__ void tma_local_kernel(const char* __restrict__ src, char* __restrict__ dst,
-                                 size_t bytes, uint32_t msg, int stages, int op, uint32_t seed,
+__global__ void tma_local_kernel(const char* __restrict__ src, char* __restrict__ dst, size_t bytes,
+                                 uint32_t msg, int stages, int op, uint32_t seed,
                                  unsigned long long* bad) {
   extern __shared__ __align__(128) unsigned char buf[];
   __shared__ __align__(8) uint64_t bar[kMaxStages];
@@ -131,9 +147,7 @@ struct Ctx {
   EventPair ev{kDev};
 };
 
-size_t smem_for(uint32_t msg, int stages) {
-  return std::max(kExclusiveSmem, size_t(msg) * stages);
-}
+size_t smem_for(uint32_t msg, int stages) { return std::max(kExclusiveSmem, size_t(msg) * stages); }
 
 double time_once(Ctx& x, int op, uint32_t msg, int stages, int ctas, size_t off, size_t bytes) {
   x.ev.start(x.s);
@@ -195,16 +209,17 @@ void measure_case(Csv& csv, Ctx& x, int op, uint32_t msg, int stages, int ctas) 
 
 int main(int argc, char** argv) {
   CUDA_CHECK(cudaSetDevice(kDev));
-  Csv csv(argc, argv, "tma_local.csv",
-          "Local (HBM to HBM) TMA bulk copies on GPU 0 by message size x messages outstanding per "
-          "CTA x CTAs (one per SM); one issuing thread per CTA; see tma_local.cu",
-          {kDev},
-          {{"load", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"},
-           {"store", "cp.async.bulk.global.shared::cta.bulk_group"},
-           {"buffers", "two 2 GiB buffers; successive repetitions use successive slots"}},
-          "op,message_bytes,outstanding,ctas,smem_bytes_per_cta,bytes_per_rep,bytes_moved_per_rep," +
-              stat_cols("time_us") +
-              ",gbps_median,gbps_best,gbps_per_cta_median,us_per_message_per_cta,reps,ok");
+  Csv csv(
+      argc, argv, "tma_local.csv",
+      "Local (HBM to HBM) TMA bulk copies on GPU 0 by message size x messages outstanding per "
+      "CTA x CTAs (one per SM); one issuing thread per CTA; see tma_local.cu",
+      {kDev},
+      {{"load", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"},
+       {"store", "cp.async.bulk.global.shared::cta.bulk_group"},
+       {"buffers", "two 2 GiB buffers; successive repetitions use successive slots"}},
+      "op,message_bytes,outstanding,ctas,smem_bytes_per_cta,bytes_per_rep,bytes_moved_per_rep," +
+          stat_cols("time_us") +
+          ",gbps_median,gbps_best,gbps_per_cta_median,us_per_message_per_cta,reps,ok");
   allow_dynamic_smem(tma_local_kernel, 200 * KiB);
   Ctx x;
   x.a = static_cast<char*>(device_alloc(kDev, kBuf));
