@@ -83,7 +83,8 @@ __global__ void __launch_bounds__((kMathWarps + 1) * 32)
     if (!do_math) return;
     if (threadIdx.x == 0) atomicMin(&spans[0].start, globaltimer_ns());
     float r = fma_loop(kMathIters);
-    if (threadIdx.x == 0) out[blockIdx.x] = r;
+    // Every math thread stores its result, so the compiler cannot sink the loop into one thread.
+    out[blockIdx.x * (kMathWarps * 32) + threadIdx.x] = r;
     if (lane == 0) atomicMax(&spans[0].end, globaltimer_ns());
     return;
   }
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
   const size_t total = size_t(x.sms) * kSlice;
   x.src = static_cast<char*>(device_alloc(kDev, total));
   x.dst = static_cast<char*>(device_alloc(kDev, total));
-  x.out = static_cast<float*>(device_alloc(kDev, x.sms * sizeof(float)));
+  x.out = static_cast<float*>(device_alloc(kDev, size_t(x.sms) * kMathWarps * 32 * sizeof(float)));
   x.spans = static_cast<Span*>(device_alloc(kDev, 2 * sizeof(Span)));
   fill_pattern(kDev, x.src, total, kSeed);
   const double flops = 2.0 * kChains * kMathIters * kMathWarps * 32 * x.sms;
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
       if (mode == 0 && kind == kTma) continue;  // math_only does not depend on the copy kind
       const bool math = mode != 1, copy = mode != 0;
       poison(kDev, x.dst, total);
-      CUDA_CHECK(cudaMemset(x.out, 0xFF, x.sms * sizeof(float)));
+      CUDA_CHECK(cudaMemset(x.out, 0xFF, size_t(x.sms) * kMathWarps * 32 * sizeof(float)));
       std::vector<double> tm, tc;
       for (int r = 0; r < reps; ++r) {
         Run t = run_once(x, math, copy, kind, passes);
@@ -170,8 +171,9 @@ int main(int argc, char** argv) {
       }
       int ok = 1;
       if (math) {
-        std::vector<float> out(x.sms);
-        CUDA_CHECK(cudaMemcpy(out.data(), x.out, x.sms * sizeof(float), cudaMemcpyDeviceToHost));
+        std::vector<float> out(size_t(x.sms) * kMathWarps * 32);
+        CUDA_CHECK(
+            cudaMemcpy(out.data(), x.out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
         for (float v : out) ok &= std::memcmp(&v, &want, sizeof v) == 0;
         if (!ok) std::fprintf(stderr, "VERIFY FAILED: intra_sm math result\n");
       }

@@ -83,7 +83,9 @@ __global__ void __launch_bounds__(kComputeThreads)
     }
   }
   float r = fma_loop(iters);
-  if (threadIdx.x == 0) out[blockIdx.x] = r;
+  // Every thread stores its result: were only thread 0's used, the compiler would sink the loop
+  // into thread 0's branch and the other threads would do no work (seen in the first run).
+  out[blockIdx.x * blockDim.x + threadIdx.x] = r;
   __syncthreads();
   if (threadIdx.x == 0) atomicMax(&span->end, globaltimer_ns());
 }
@@ -123,7 +125,7 @@ Result run_once(Ctx& x, bool copy_first, int k, int m, double hold_us) {
   CUDA_CHECK(cudaMemcpy(x.spans, init, sizeof init, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(x.bytes, 0, sizeof *x.bytes));
   CUDA_CHECK(cudaMemset(x.passes_min, 0x7F, sizeof(int)));
-  CUDA_CHECK(cudaMemset(x.out, 0xFF, ctas * sizeof(float)));
+  CUDA_CHECK(cudaMemset(x.out, 0xFF, size_t(ctas) * kComputeThreads * sizeof(float)));
   for (int i = 0; i < 64; ++i) x.flags[i] = 0;
   CUDA_CHECK(cudaDeviceSynchronize());
   Result r;
@@ -154,9 +156,9 @@ Result run_once(Ctx& x, bool copy_first, int k, int m, double hold_us) {
   Span sp[2];
   CUDA_CHECK(cudaMemcpy(sp, x.spans, sizeof sp, cudaMemcpyDeviceToHost));
   r.compute_us = double(sp[0].end - sp[0].start) * 1e-3;
-  std::vector<float> out(ctas);
+  std::vector<float> out(size_t(ctas) * kComputeThreads);
   std::vector<unsigned> csm(ctas), ksm(std::max(k, 1));
-  CUDA_CHECK(cudaMemcpy(out.data(), x.out, ctas * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(out.data(), x.out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
   CUDA_CHECK(
       cudaMemcpy(csm.data(), x.compute_sms, ctas * sizeof(unsigned), cudaMemcpyDeviceToHost));
   const float want = fma_loop_host(iters);
@@ -202,7 +204,8 @@ int main(int argc, char** argv) {
   const int max_k = 32, max_ctas = 132 * 16;
   x.src = static_cast<char*>(device_alloc(kDev, max_k * kSlice));
   x.dst = static_cast<char*>(device_alloc(kDev, max_k * kSlice));
-  x.out = static_cast<float*>(device_alloc(kDev, max_ctas * sizeof(float)));
+  x.out =
+      static_cast<float*>(device_alloc(kDev, size_t(max_ctas) * kComputeThreads * sizeof(float)));
   x.compute_sms = static_cast<unsigned*>(device_alloc(kDev, max_ctas * sizeof(unsigned)));
   x.copy_sms = static_cast<unsigned*>(device_alloc(kDev, max_k * sizeof(unsigned)));
   x.bytes = static_cast<unsigned long long*>(device_alloc(kDev, 8));

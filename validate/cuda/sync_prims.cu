@@ -15,10 +15,12 @@
 //   the SMs it chose are in the row's note column).
 // test=atomic: `ctas` CTAs (one per SM) of 1 or 32 threads; each thread does `iterations`
 //   atomicAdd(1) to one shared global word (same_address) or to its own word 128 B apart
-//   (distinct_address); `red` ignores the result (compiles to RED), `atom` uses it (ATOM, one
-//   round trip each). Timed from the earliest CTA start to the latest CTA end (%globaltimer).
-//   ns_per_iter = span / iterations (the time per atomic of one thread's chain);
-//   mops = all atomics / span (millions per second). Verified: final counter values.
+//   (distinct_address); `red` ignores the result (compiles to RED), `atom` adds the results up
+//   (ATOM; the atomics of one thread still overlap, as nothing waits on a result), `atom_chain`
+//   makes each atomic's address depend on the previous result (one round trip each: latency). Timed
+//   from the earliest CTA start to the latest CTA end (%globaltimer). ns_per_iter = span /
+//   iterations (the time per atomic of one thread's chain); mops = all atomics / span (millions per
+//   second). Verified: final counter values.
 #include "kernels.cuh"
 
 using namespace mgbench;
@@ -144,7 +146,15 @@ __global__ void atomic_kernel(unsigned* words, int iters, int distinct, int use_
   const unsigned gtid = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned* p = distinct ? words + size_t(gtid) * 32 : words;
   unsigned acc = 0;
-  if (use_result) {
+  if (use_result == 2) {
+    // The next address depends on the returned value (it never moves: no count reaches ~0u), so
+    // each atomic waits for the previous one's round trip.
+    for (int i = 0; i < iters; ++i) {
+      unsigned old = atomicAdd(p, 1u);
+      acc += old;
+      p += old == 0xFFFFFFFFu;
+    }
+  } else if (use_result) {
     for (int i = 0; i < iters; ++i) acc += atomicAdd(p, 1u);
   } else {
     for (int i = 0; i < iters; ++i) atomicAdd(p, 1u);
@@ -234,7 +244,7 @@ void measure_pingpong(Ctx& x, int num_sms) {
 void measure_atomics(Ctx& x, int num_sms) {
   const int iters = 1000;
   for (int distinct : {0, 1})
-    for (int use : {0, 1})
+    for (int use : {0, 1, 2})
       for (int threads : {1, 32})
         for (int ctas : {1, 2, 4, 8, 16, 32, 66, num_sms}) {
           std::vector<double> v;
@@ -268,7 +278,10 @@ void measure_atomics(Ctx& x, int num_sms) {
           double total = double(iters) * ctas * threads;
           char variant[64];
           std::snprintf(variant, sizeof variant, "%s_%s",
-                        distinct ? "distinct_address" : "same_address", use ? "atom" : "red");
+                        distinct ? "distinct_address" : "same_address",
+                        use == 2 ? "atom_chain"
+                        : use    ? "atom"
+                                 : "red");
           row(x, "atomic", variant, threads, ctas, -1, -1, iters, per, per.median,
               total / st.median * 1e3, "", ok);
         }
