@@ -15,6 +15,7 @@
 // CTAs x threads x width x unroll); successive repetitions use successive slots of 4 GiB buffers,
 // so no repetition finds the previous one's data in the 60 MiB L2.
 // l2_read rows re-read one 8 MiB working set `passes` times in one launch (L2-resident).
+// hbm_l2_kernel rows: the same read measurement with hbm_l2.cu's read kernel (one pass).
 #include "kernels.cuh"
 
 using namespace mgbench;
@@ -100,6 +101,9 @@ const char* op_name(Op op) { return op == kRead ? "read" : op == kWrite ? "write
 
 struct Config {
   int threads, width, unroll;
+  // Launch hbm_l2.cu's read kernel (kernels.cuh: 1024 threads, 16 B, 4 in flight) instead of
+  // mlp_read, to compare two kernels of one shape (hbm.csv measured 86.6 GB/s on 1 SM).
+  bool hbm_l2_kernel = false;
 };
 
 template <int W, int U>
@@ -141,6 +145,13 @@ void launch_w(Op op, const Config& c, int ctas, const void* src, void* dst, size
 
 void launch(Op op, const Config& c, int ctas, const void* src, void* dst, size_t bytes, int passes,
             uint32_t seed, uint32_t* sum, cudaStream_t s) {
+  if (c.hbm_l2_kernel) {
+    const size_t n16 = bytes / 16;
+    read_kernel<<<ctas, kThreads, kExclusiveSmem, s>>>(static_cast<const uint4*>(src), n16, n16,
+                                                       sum);
+    LAUNCH_CHECK();
+    return;
+  }
   if (c.width == 4)
     launch_w<4>(op, c, ctas, src, dst, bytes, passes, seed, sum, s);
   else if (c.width == 8)
@@ -254,10 +265,13 @@ int main(int argc, char** argv) {
       {kDev},
       {{"buffers", "two 4 GiB buffers; successive repetitions use successive slots"},
        {"loads", "ld.global.cg (L1 bypassed); stores plain st.global"},
-       {"centre", "256 threads x 16 B x unroll 4"}},
+       {"centre", "256 threads x 16 B x unroll 4"},
+       {"hbm_l2_kernel",
+        "set hbm_l2_kernel: kernels.cuh read_kernel, 1024 threads, 16 B, 4 in flight"}},
       "set,op,ctas,threads_per_cta,bytes_per_access,unroll,bytes_in_flight_per_cta,bytes_per_"
       "rep,bytes_moved_per_rep,passes," +
           stat_cols("time_us") + ",gbps_median,gbps_best,gbps_per_cta_median,reps,ok");
+  allow_dynamic_smem(read_kernel);
   Ctx x;
   x.a = static_cast<char*>(device_alloc(kDev, kBuf));
   x.b = static_cast<char*>(device_alloc(kDev, kBuf));
@@ -276,6 +290,9 @@ int main(int argc, char** argv) {
   for (int ctas : ctas_list)
     for (const Config& c : axis)
       for (Op op : {kRead, kWrite, kCopy}) measure_case(csv, x, "axis", op, c, ctas);
+
+  for (int ctas : ctas_list)
+    measure_case(csv, x, "hbm_l2_kernel", kRead, {1024, 16, 4, true}, ctas);
 
   for (const Config& c : {centre, Config{1024, 16, 4}, Config{256, 16, 1}, Config{256, 4, 4}})
     for (int ctas : {1, 8, 32, 66, 132}) measure_l2(csv, x, c, ctas);
