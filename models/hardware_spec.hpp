@@ -13,6 +13,7 @@
 
 #include "models/copy_engine.hpp"
 #include "models/hbm.hpp"
+#include "models/host.hpp"
 #include "models/l2.hpp"
 #include "models/launch.hpp"
 #include "models/ldst.hpp"
@@ -38,6 +39,7 @@ struct HardwareSpec {
   PcieSpec pcie;
   NicSpec nic;
   LaunchSpec launch;
+  HostSpec host;
   std::map<std::string, std::string> sources;  // "hbm.bandwidth" -> "datasheet: ..."
 };
 

@@ -1,7 +1,13 @@
-// Kernel launch: the time from a stream reaching a launch to the first CTA running.
+// Kernel launch on the GPU side: from a launch command reaching the head of its stream's queue
+// to its CTAs running.
 //
-// Models: one fixed cost per launch on a stream that is not already busy.
-// Ignores: CUDA graphs, launch batching, and programmatic dependent launch overlap.
+// Models (the host side of the call is models/host.hpp):
+//   - an isolated launch (the stream was idle when the command arrived) starts `latency` after
+//     the host call returned; a queued launch (the command was waiting when the previous op of
+//     the stream finished) starts `gap` after that op: the GPU pipelines what is queued;
+//   - a kernel node of a CUDA graph after the first starts `graph_node` after the previous node;
+//   - CTAs are handed to SMs by one dispatcher per GPU, one every `per_cta`.
+// Ignores: programmatic dependent launch, the device-side queue's depth, cluster launch.
 #pragma once
 
 #include "sim/units.hpp"
@@ -9,7 +15,10 @@
 namespace mgsim::models {
 
 struct LaunchSpec {
-  sim::Duration kernel = sim::Duration::us(4);  // launch latency of one kernel
+  sim::Duration latency = sim::Duration::us(2);     // host call returned -> kernel starts (idle)
+  sim::Duration gap = sim::Duration::us(1);         // previous op ended -> queued kernel starts
+  sim::Duration graph_node = sim::Duration::ns(500);  // between kernel nodes of a graph
+  sim::Duration per_cta = sim::Duration::ps(600);     // CTA dispatch interval, per GPU
 };
 
 }  // namespace mgsim::models

@@ -147,7 +147,9 @@ const std::array kParameters = {
     param<&H::copy_engine, &CopyEngineSpec::count>("copy_engine", "count", "count", kRequired,
                                                    "engines usable by one GPU"),
     param<&H::copy_engine, &CopyEngineSpec::setup>("copy_engine", "setup", "s", kRequired,
-                                                   "fixed cost per transfer"),
+                                                   "fixed cost per transfer (push, local)"),
+    param<&H::copy_engine, &CopyEngineSpec::pull_setup>("copy_engine", "pull_setup", "s",
+                                                        kRequired, "fixed cost per peer read"),
     param<&H::copy_engine, &CopyEngineSpec::bandwidth>("copy_engine", "bandwidth", "B/s", kRequired,
                                                        "one engine's peak rate"),
     // nvlink
@@ -179,12 +181,36 @@ const std::array kParameters = {
     param<&H::nic, &NicSpec::latency>("nic", "latency", "s", kRequired,
                                       "one way, NIC to NIC without switches"),
     // launch
-    param<&H::launch, &LaunchSpec::kernel>("launch", "kernel", "s", kRequired,
-                                           "latency of one kernel launch"),
+    param<&H::launch, &LaunchSpec::latency>("launch", "latency", "s", kRequired,
+                                            "host call returned -> kernel starts, idle stream"),
+    param<&H::launch, &LaunchSpec::gap>("launch", "gap", "s", kRequired,
+                                        "previous op ended -> queued kernel starts"),
+    param<&H::launch, &LaunchSpec::graph_node>("launch", "graph_node", "s", kRequired,
+                                               "between kernel nodes of a CUDA graph"),
+    param<&H::launch, &LaunchSpec::per_cta>("launch", "per_cta", "s", kRequired,
+                                            "CTA dispatch interval per GPU"),
+    // host
+    param<&H::host, &HostSpec::launch>("host", "launch", "s", kRequired,
+                                       "host thread time of cudaLaunchKernel"),
+    param<&H::host, &HostSpec::memcpy>("host", "memcpy", "s", kRequired,
+                                       "host thread time of cudaMemcpyAsync"),
+    param<&H::host, &HostSpec::event_record>("host", "event_record", "s", kRequired,
+                                             "host thread time of cudaEventRecord"),
+    param<&H::host, &HostSpec::event_record_untimed>(
+        "host", "event_record_untimed", "s", kRequired,
+        "host thread time of cudaEventRecord, cudaEventDisableTiming"),
+    param<&H::host, &HostSpec::stream_wait>("host", "stream_wait", "s", kRequired,
+                                            "host thread time of cudaStreamWaitEvent"),
+    param<&H::host, &HostSpec::graph_launch>("host", "graph_launch", "s", kRequired,
+                                             "host thread time of cudaGraphLaunch"),
+    param<&H::host, &HostSpec::sync>("host", "sync", "s", kRequired,
+                                     "GPU work done -> synchronize returns"),
 };
 
-constexpr std::array<std::string_view, 11> kSections = {
-    "sm", "tma", "ldst", "l2", "hbm", "copy_engine", "nvlink", "nvswitch", "pcie", "nic", "launch"};
+constexpr std::array<std::string_view, 12> kSections = {"sm",     "tma",      "ldst",  "l2",
+                                                        "hbm",    "copy_engine", "nvlink",
+                                                        "nvswitch", "pcie",   "nic",   "launch",
+                                                        "host"};
 
 }  // namespace
 

@@ -9,8 +9,7 @@
 namespace mgsim::traces {
 
 CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
-                             CollectiveTransport transport, sim::Duration launch,
-                             CollectiveKind kind, int ranks, std::int64_t bytes, std::int64_t chunk,
+                             CollectiveTransport transport, CollectiveKind kind, int ranks, std::int64_t bytes, std::int64_t chunk,
                              std::function<void(int)> on_rank_done)
     : engine_(engine),
       transfers_(transfers),
@@ -19,8 +18,7 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
       bytes_(bytes),
       chunk_(chunk),
       on_rank_done_(std::move(on_rank_done)),
-      transport_(transport),
-      launch_(transport == CollectiveTransport::sm_copies ? launch : sim::Duration::zero()) {
+      transport_(transport) {
   MGSIM_CHECK(n_ >= 2 && bytes_ > 0 && chunk_ > 0, "collective of {} ranks, {} bytes, chunk {}", n_,
               bytes_, chunk_);
   switch (kind_) {
@@ -79,10 +77,10 @@ int CollectiveRun::waits_on(int r, std::int64_t idx) const {
   return ranks_[static_cast<std::size_t>(up)].sent[static_cast<std::size_t>(idx - 1)] ? 0 : up + 1;
 }
 
-void CollectiveRun::join(int r) {
+void CollectiveRun::join(int r, sim::Duration launch) {
   begin_ = std::min(begin_, engine_.now());
-  if (launch_ > sim::Duration::zero()) {
-    engine_.schedule_in(launch_, [this, r] { start(r); });
+  if (transport_ == CollectiveTransport::sm_copies && launch > sim::Duration::zero()) {
+    engine_.schedule_in(launch, [this, r] { start(r); });
   } else {
     start(r);
   }

@@ -1,8 +1,9 @@
 // One collective operation across all ranks of a world, expanded into peer copies.
 //
 // Transport, an explicit choice of the run (CollectiveTransport):
-//   - sm_copies, as NCCL runs a collective: each rank's part is a kernel: it starts launch.kernel
-//     after the rank reaches the collective, and moves its sends with SMs (Transfers::sm_copy:
+//   - sm_copies, as NCCL runs a collective: each rank's part is a kernel: it starts the launch
+//     delay its stream computed (launch.latency or launch.gap) after the rank's stream reaches
+//     the collective, and moves its sends with SMs (Transfers::sm_copy:
 //     the ld/st path's saturated peer rate, the route's latency, no copy-engine setup, no engine
 //     queue);
 //   - copy_engines: sends are copy-engine copies (Transfers::copy) starting at once, with no
@@ -25,7 +26,7 @@
 // Ignores: reduction arithmetic and the HBM traffic of the local copies and adds (hidden behind
 // the NVLink transfers of the same pipelined pass), NCCL's protocols (LL/LL128/Simple) and their
 // per-slot flag handshakes, channels (their SMs are taken as enough to saturate the ld/st path)
-// and proxy threads, and the host side of a call beyond the one kernel launch per rank.
+// and proxy threads. The host side of a call (its launch and stream joins) is the executor's.
 #pragma once
 
 #include <cstdint>
@@ -44,14 +45,15 @@ enum class CollectiveTransport : std::uint8_t { sm_copies, copy_engines };
 
 class CollectiveRun {
  public:
-  // `on_rank_done(rank)` runs (as an engine event) when a rank's part is done. `launch` is the
-  // kernel launch cost of an sm_copies part. REQUIRES: ranks >= 2, bytes > 0, chunk > 0.
+  // `on_rank_done(rank)` runs (as an engine event) when a rank's part is done.
+  // REQUIRES: ranks >= 2, bytes > 0, chunk > 0.
   CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveTransport transport,
-                sim::Duration launch, CollectiveKind kind, int ranks, std::int64_t bytes,
-                std::int64_t chunk, std::function<void(int)> on_rank_done);
+                CollectiveKind kind, int ranks, std::int64_t bytes, std::int64_t chunk,
+                std::function<void(int)> on_rank_done);
 
-  // Rank `rank` reached the collective now (its part starts after the kernel launch, if any).
-  void join(int rank);
+  // Rank `rank`'s stream reached the collective now; with sm_copies its part (a kernel) starts
+  // `launch` later, with copy_engines at once.
+  void join(int rank, sim::Duration launch);
   // Who `rank` is waiting on, for deadlock reports ("" when not blocked).
   std::string blocked_reason(int rank) const;
 
@@ -93,7 +95,6 @@ class CollectiveRun {
   std::int64_t order_size_;  // chunks_ * steps_
   std::function<void(int)> on_rank_done_;
   CollectiveTransport transport_;
-  sim::Duration launch_;  // per rank, before its part starts (zero for copy_engines)
   std::vector<Rank> ranks_;
   std::int64_t total_sends_ = 0;
   int joined_ = 0;

@@ -1,6 +1,8 @@
 #include "traces/executor.hpp"
 
 #include <algorithm>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -18,18 +20,45 @@
 namespace mgsim::traces {
 namespace {
 
+// An op enqueued on a stream by its host call, waiting for the GPU: its values were evaluated when
+// the call was made (the walker has moved on since).
+struct Command {
+  const Op* op = nullptr;
+  sim::Time ready;          // when the call that enqueued it returned
+  bool kernel = false;      // starts after launch.latency, launch.gap or launch.graph_node
+  bool graph_node = false;  // a kernel node of a graph after its first
+  // Begins it on the GPU, `launch` after now if it is a kernel; true when it finished at once.
+  std::function<bool(sim::Duration launch)> start;
+};
+
 struct StreamRun {
   int rank = 0;
   int def = 0;
+  int thread = 0;  // index into Executor::threads_
   Env env;
   Walker<Op> walker;
-  bool done = false;
-  sim::Time end;
+  // The host side: the calls.
+  const Op* calling = nullptr;  // the op whose call is being made (or that syncs)
+  bool syncing = false;         // blocked in a sync op (`calling`)
+  bool host_done = false;
+  sim::Time host_end;
   int collectives_seen = 0;
-  const Op* current = nullptr;  // the op it is in, for reports
-  std::string waiting;          // set while blocked on an event
+  // The GPU side: what was enqueued, and the op running.
+  std::deque<Command> queue;
+  const Op* running = nullptr;
+  std::string waiting;  // set while blocked on an event
   CollectiveRun* collective = nullptr;
   int launch = -1;  // the kernel launch it is in, for reports
+  bool done = false;
+  sim::Time end;
+};
+
+// A host thread serves API calls one at a time, in the order they are made (models/host.hpp).
+struct HostThread {
+  std::int64_t id = 0;
+  sim::Time free;       // when its last call returns
+  int blocked_by = -1;  // the stream whose sync holds it
+  std::deque<std::function<void()>> pending;  // calls made while it was blocked
 };
 
 using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
@@ -58,6 +87,7 @@ class Executor {
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
     if (!s.kernels.kernels.empty())
       kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_);
+    rank_streams_.resize(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
       for (std::size_t d = 0; d < s.streams.size(); ++d) {
@@ -66,8 +96,10 @@ class Executor {
         StreamRun run;
         run.rank = r;
         run.def = static_cast<int>(d);
+        run.thread = thread_index(def.host ? def.host->eval(base) : r);
         run.env = base;
         run.walker = Walker<Op>(def.ops);
+        rank_streams_[static_cast<std::size_t>(r)].push_back(static_cast<int>(streams_.size()));
         streams_.push_back(std::move(run));
       }
     }
@@ -76,28 +108,21 @@ class Executor {
 
   RunResult run() {
     for (std::size_t i = 0; i < streams_.size(); ++i)
-      engine_.schedule_in(sim::Duration::zero(), [this, i] { advance(static_cast<int>(i)); });
+      engine_.schedule_in(sim::Duration::zero(), [this, i] { issue(static_cast<int>(i)); });
     engine_.run();
     RunResult out;
     out.world = world_;
     out.kernels = std::move(kernel_results_);
+    out.recorded = std::move(event_results_);
     out.end = engine_.now();
     out.events = engine_.events_processed();
     for (const StreamRun& st : streams_) {
       const std::string& name = s_.streams[static_cast<std::size_t>(st.def)].name;
       if (st.done) {
-        out.streams.push_back({st.rank, name, st.end, st.walker.ops()});
+        out.streams.push_back({st.rank, name, st.end, st.host_end, st.walker.ops()});
         continue;
       }
-      std::string why = st.waiting;
-      if (st.launch >= 0) why = kernels_->blocked_reason(st.launch);
-      if (st.collective) {
-        why = fmt::format("{} (the {} of stream '{}'): waiting for {}",
-                          to_string(st.collective->kind()), ordinal(st.collectives_seen - 1), name,
-                          st.collective->blocked_reason(st.rank));
-      }
-      out.blocked.push_back(
-          {st.rank, name, why, st.current ? st.current->where : sim::SourceLocation{}});
+      out.blocked.push_back({st.rank, name, blocked_reason(st), blocked_where(st)});
     }
     for (const auto& c : collective_order_) {
       out.collectives.push_back({c.run->kind(), c.stream, c.run->bytes(), c.dtype, world_,
@@ -107,86 +132,161 @@ class Executor {
   }
 
  private:
-  static std::string ordinal(int n) { return fmt::format("collective #{}", n); }
-
-  // Walks stream `i` until an op has to wait (for time, bytes, an event or other ranks).
-  void advance(int i) {
-    StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    while (const Op* op = st.walker.next(st.env, budget_)) {
-      st.current = op;
-      const bool finished =
-          std::visit([&](const auto& what) { return start(i, *op, what); }, op->what);
-      if (!finished) return;  // the op finishes later and calls advance(i) again
-    }
-    st.done = true;
-    st.end = engine_.now();
-    st.current = nullptr;
+  StreamRun& stream(int i) { return streams_[static_cast<std::size_t>(i)]; }
+  const std::string& stream_name(const StreamRun& st) const {
+    return s_.streams[static_cast<std::size_t>(st.def)].name;
   }
 
-  // Each start() begins an op on stream i and returns true when it finished at once.
-  bool start(int, const Op& op, const ForOp&) {
+  int thread_index(std::int64_t id) {
+    const auto it = std::find_if(threads_.begin(), threads_.end(),
+                                 [id](const HostThread& t) { return t.id == id; });
+    if (it != threads_.end()) return static_cast<int>(it - threads_.begin());
+    threads_.push_back({id, sim::Time::zero(), -1, {}});
+    return static_cast<int>(threads_.size()) - 1;
+  }
+
+  // ---- The host side: each stream's calls, on its thread.
+
+  // Makes stream i's next call (or finishes its host side).
+  void issue(int i) {
+    StreamRun& st = stream(i);
+    const Op* op = st.walker.next(st.env, budget_);
+    st.calling = op;
+    if (!op) {
+      st.host_done = true;
+      st.host_end = engine_.now();
+      maybe_finish(i);
+      return;
+    }
+    std::visit([&](const auto& what) { call(i, *op, what); }, op->what);
+  }
+
+  // Holds stream i's thread for `cost` from when it is free, then enqueues `commands` on the GPU
+  // side and makes the stream's next call.
+  void host_call(int i, sim::Duration cost, std::string_view label,
+                 std::vector<Command> commands) {
+    HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
+    if (t.blocked_by >= 0) {
+      t.pending.push_back([this, i, cost, label, commands = std::move(commands)]() mutable {
+        host_call(i, cost, label, std::move(commands));
+      });
+      return;
+    }
+    const sim::Time begin = std::max(engine_.now(), t.free);
+    t.free = begin + cost;
+    engine_.schedule_at(t.free, [this, i, begin, label, commands = std::move(commands)]() mutable {
+      trace_host(i, label, begin);
+      for (Command& c : commands) {
+        c.ready = engine_.now();
+        stream(i).queue.push_back(std::move(c));
+      }
+      run_gpu(i);
+      issue(i);
+    });
+  }
+
+  void call(int, const Op& op, const ForOp&) {
     throw sim::InternalError(
         fmt::format("{}:{}: the walker enters for loops itself", op.where.file, op.where.line));
   }
 
-  bool start(int i, const Op&, const RecordOp& record) {
-    StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    events_.set(event_key(st, record.event, st.rank), 1, false,
-                [this](int waiter) { resume_later(waiter); });
-    return true;
+  void call(int i, const Op& op, const RecordOp& record) {
+    StreamRun& st = stream(i);
+    const EventKey key = event_key(st, record.event, st.rank);
+    host_call(i, hw_.host.event_record, "cudaEventRecord",
+              one(op, false, [this, i, key](sim::Duration) {
+                events_.set(key, 1, false, [this](int waiter) { resume_later(waiter); });
+                event_results_.push_back(
+                    {std::get<0>(key), s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
+                     std::get<2>(key), engine_.now()});
+                (void)i;
+                return true;
+              }));
   }
 
-  bool start(int i, const Op&, const WaitOp& wait) {
-    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+  void call(int i, const Op& op, const WaitOp& wait) {
+    StreamRun& st = stream(i);
     const int rank = wait.event.rank ? check_rank(*wait.event.rank, st.env) : st.rank;
     const EventKey key = event_key(st, wait.event, rank);
-    if (events_.wait(key, 1, i)) return true;
-    st.waiting = fmt::format("event '{}' (index {}) on rank {}",
-                             s_.event_names[static_cast<std::size_t>(wait.event.name)],
-                             std::get<2>(key), rank);
-    began_[static_cast<std::size_t>(i)] = engine_.now();
-    return false;
+    host_call(i, hw_.host.stream_wait, "cudaStreamWaitEvent",
+              one(op, false, [this, i, key, rank](sim::Duration) {
+                if (events_.wait(key, 1, i)) return true;
+                stream(i).waiting = fmt::format(
+                    "event '{}' (index {}) on rank {}",
+                    s_.event_names[static_cast<std::size_t>(std::get<1>(key))], std::get<2>(key),
+                    rank);
+                return false;
+              }));
   }
 
-  bool start(int i, const Op&, const DelayOp& delay) {
-    finish_later(i, delay.duration, "delay");
-    return false;
+  void call(int i, const Op&, const DelayOp& delay) {
+    host_call(i, delay.duration, "delay", {});
   }
 
-  bool start(int i, const Op& op, const MemcpyOp& copy) {
-    StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    const std::int64_t bytes = copy.bytes.eval_positive(st.env, "memcpy bytes");
-    const int src = copy.src ? check_rank(*copy.src, st.env) : st.rank;
-    const int dst = copy.dst ? check_rank(*copy.dst, st.env) : st.rank;
-    if (src != st.rank && dst != st.rank)
-      throw sim::ConfigError(op.where, fmt::format("rank {} issues a memcpy from rank {} to "
-                                                   "rank {}: a copy engine copies to or from "
-                                                   "its own GPU",
-                                                   st.rank, src, dst));
-    began_[static_cast<std::size_t>(i)] = engine_.now();
-    transfers_->copy(st.rank, src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy",
-                     [this, i] { op_done(i, "memcpy"); });
-    return false;
+  // Blocks the thread, once it is free, until the work enqueued before is done.
+  void call(int i, const Op&, const SynchronizeOp&) {
+    host_call_then(i, [this, i] {
+      threads_[static_cast<std::size_t>(stream(i).thread)].blocked_by = i;
+      stream(i).syncing = true;
+      check_sync(i);
+    });
   }
 
-  bool start(int i, const Op& op, const CollectiveOp& c) {
-    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+  void call(int i, const Op& op, const MemcpyOp& copy) {
+    host_call(i, hw_.host.memcpy, "cudaMemcpyAsync", {memcpy_command(i, op, copy, stream(i).env)});
+  }
+
+  void call(int i, const Op& op, const LaunchOp& launch) {
+    host_call(i, hw_.host.launch, "cudaLaunchKernel",
+              {launch_command(i, op, launch, stream(i).env)});
+  }
+
+  // One cudaGraphLaunch enqueues the body's nodes (expanded now, with the stream's values).
+  void call(int i, const Op& op, const GraphOp& graph) {
+    StreamRun& st = stream(i);
+    std::vector<Command> nodes;
+    Env env = st.env;
+    Walker<Op> body(graph.body);
+    bool first_kernel = true;
+    while (const Op* node = body.next(env, budget_)) {
+      if (const auto* l = std::get_if<LaunchOp>(&node->what)) {
+        nodes.push_back(launch_command(i, *node, *l, env));
+        nodes.back().graph_node = !first_kernel;
+        first_kernel = false;
+      } else {
+        nodes.push_back(memcpy_command(i, *node, std::get<MemcpyOp>(node->what), env));
+      }
+    }
+    (void)op;
+    host_call(i, hw_.host.graph_launch, "cudaGraphLaunch", std::move(nodes));
+  }
+
+  // NCCL's calls for one GPU (models/host.hpp): join the caller's stream to NCCL's (an untimed
+  // event record and a stream wait), launch the kernel, join back; with copy_engines, the
+  // algorithms' idealised transport, no host cost.
+  void call(int i, const Op& op, const CollectiveOp& c) {
+    StreamRun& st = stream(i);
     const std::int64_t bytes = c.bytes.eval_positive(st.env, "collective bytes");
     if (bytes % c.dtype.size != 0)
       c.bytes.fail(fmt::format("{} bytes is not a whole number of {} elements ({} bytes each)",
                                bytes, c.dtype.name, c.dtype.size));
     const std::int64_t chunk = c.chunk ? c.chunk->eval_positive(st.env, "chunk") : bytes;
     const int seen = st.collectives_seen++;
-    began_[static_cast<std::size_t>(i)] = engine_.now();
-    if (world_ < 2) return true;  // nothing to exchange with one rank
+    const bool sm = transport_ == CollectiveTransport::sm_copies;
+    const sim::Duration cost =
+        sm ? hw_.host.launch + (hw_.host.event_record_untimed + hw_.host.stream_wait) * 2
+           : sim::Duration::zero();
+    if (world_ < 2) {  // nothing to exchange with one rank
+      host_call(i, cost, "ncclCollective", {});
+      return;
+    }
     auto key = std::make_pair(st.def, seen);
     auto it = collectives_.find(key);
     if (it == collectives_.end()) {
       auto run = std::make_unique<CollectiveRun>(
-          engine_, *transfers_, transport_, hw_.launch.kernel, c.kind, world_, bytes, chunk,
+          engine_, *transfers_, transport_, c.kind, world_, bytes, chunk,
           [this, key](int rank) { collective_rank_done(key, rank); });
-      collective_order_.push_back(
-          {run.get(), s_.streams[static_cast<std::size_t>(st.def)].name, c.dtype});
+      collective_order_.push_back({run.get(), stream_name(st), c.dtype});
       it = collectives_.emplace(key, Entry{std::move(run), {}}).first;
       it->second.streams.assign(static_cast<std::size_t>(world_), -1);
     } else if (it->second.run->kind() != c.kind || it->second.run->bytes() != bytes) {
@@ -195,40 +295,151 @@ class Executor {
                                 "called {} of {} bytes (collective #{} of stream '{}')",
                                 st.rank, to_string(c.kind), bytes,
                                 to_string(it->second.run->kind()), it->second.run->bytes(), seen,
-                                s_.streams[static_cast<std::size_t>(st.def)].name));
+                                stream_name(st)));
     }
-    it->second.streams[static_cast<std::size_t>(st.rank)] = i;
-    st.collective = it->second.run.get();
-    it->second.run->join(st.rank);
-    return false;
+    Entry* entry = &it->second;
+    host_call(i, cost, "ncclCollective", one(op, sm, [this, i, entry](sim::Duration launch) {
+                StreamRun& s = stream(i);
+                entry->streams[static_cast<std::size_t>(s.rank)] = i;
+                s.collective = entry->run.get();
+                s.collective->join(s.rank, launch);
+                return false;
+              }));
+  }
+
+  Command memcpy_command(int i, const Op& op, const MemcpyOp& copy, const Env& env) {
+    const int rank = stream(i).rank;
+    const std::int64_t bytes = copy.bytes.eval_positive(env, "memcpy bytes");
+    const int src = copy.src ? check_rank(*copy.src, env) : rank;
+    const int dst = copy.dst ? check_rank(*copy.dst, env) : rank;
+    if (src != rank && dst != rank)
+      throw sim::ConfigError(op.where, fmt::format("rank {} issues a memcpy from rank {} to "
+                                                   "rank {}: a copy engine copies to or from "
+                                                   "its own GPU",
+                                                   rank, src, dst));
+    return only(op, false, [this, i, rank, src, dst, bytes](sim::Duration) {
+      transfers_->copy(rank, src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy",
+                       [this, i] { op_done(i, "memcpy"); });
+      return false;
+    });
   }
 
   // Runs a kernel: its env holds the stream's params, rank and world, then the kernel's args
   // (bound by the launch, evaluated over the stream, or their defaults).
-  bool start(int i, const Op&, const LaunchOp& launch) {
-    StreamRun& st = streams_[static_cast<std::size_t>(i)];
+  Command launch_command(int i, const Op& op, const LaunchOp& launch, const Env& host) {
     const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(launch.kernel)];
-    Env env = launch_env(k, st.env, s_.world_slot + 1, hw_.sm.count, launch.args);
-    const sim::Time begin = engine_.now();
-    began_[static_cast<std::size_t>(i)] = begin;
-    // The launch's slice is named by its kernel.
-    const std::string_view name = k.name;
-    st.launch = kernels_->launch(st.rank, launch.kernel, std::move(env), [this, i, name, begin] {
-      StreamRun& done = streams_[static_cast<std::size_t>(i)];
-      done.launch = -1;
-      kernel_results_.push_back({done.rank, s_.streams[static_cast<std::size_t>(done.def)].name,
-                                 std::string(name), begin, engine_.now()});
-      op_done(i, name);
+    Env env = launch_env(k, host, s_.world_slot + 1, hw_.sm.count, launch.args);
+    const int kernel = launch.kernel;
+    return only(op, true, [this, i, kernel, env = std::move(env)](sim::Duration start) mutable {
+      StreamRun& st = stream(i);
+      const sim::Time begin = engine_.now();
+      // The launch's slice is named by its kernel.
+      const std::string_view name = s_.kernels.kernels[static_cast<std::size_t>(kernel)].name;
+      st.launch =
+          kernels_->launch(st.rank, kernel, std::move(env), start, [this, i, name, begin] {
+            StreamRun& done = stream(i);
+            done.launch = -1;
+            kernel_results_.push_back(
+                {done.rank, stream_name(done), std::string(name), begin, engine_.now()});
+            op_done(i, name);
+          });
+      return false;
     });
-    return false;
+  }
+
+  static Command only(const Op& op, bool kernel, std::function<bool(sim::Duration)> start) {
+    Command c;
+    c.op = &op;
+    c.kernel = kernel;
+    c.start = std::move(start);
+    return c;
+  }
+  static std::vector<Command> one(const Op& op, bool kernel,
+                                  std::function<bool(sim::Duration)> start) {
+    std::vector<Command> v;
+    v.push_back(only(op, kernel, std::move(start)));
+    return v;
+  }
+
+  // Runs `then` when stream i's thread is free (a call of no cost), instead of its next call.
+  void host_call_then(int i, std::function<void()> then) {
+    HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
+    if (t.blocked_by >= 0) {
+      t.pending.push_back([this, i, then = std::move(then)]() mutable {
+        host_call_then(i, std::move(then));
+      });
+      return;
+    }
+    engine_.schedule_at(std::max(engine_.now(), t.free), std::move(then));
+  }
+
+  // A sync of stream i returns host.sync after what it waits for is done; its thread then
+  // serves the calls that queued behind it.
+  void check_sync(int i) {
+    StreamRun& st = stream(i);
+    if (!st.syncing) return;
+    const bool device = std::get<SynchronizeOp>(st.calling->what).device;
+    if (device) {
+      for (int j : rank_streams_[static_cast<std::size_t>(st.rank)])
+        if (!drained(j)) return;
+    } else if (!drained(i)) {
+      return;
+    }
+    st.syncing = false;
+    HostThread& t = threads_[static_cast<std::size_t>(st.thread)];
+    const sim::Time begin = engine_.now();
+    t.free = begin + hw_.host.sync;
+    t.blocked_by = -1;
+    std::deque<std::function<void()>> pending = std::move(t.pending);
+    t.pending.clear();
+    engine_.schedule_at(t.free, [this, i, begin] {
+      trace_host(i, "synchronize", begin);
+      issue(i);
+    });
+    for (auto& f : pending) f();
+  }
+
+  bool drained(int i) {
+    const StreamRun& st = stream(i);
+    return st.queue.empty() && st.running == nullptr;
+  }
+
+  // ---- The GPU side: each stream's enqueued ops, in order.
+
+  void run_gpu(int i) {
+    StreamRun& st = stream(i);
+    while (st.running == nullptr && !st.queue.empty()) {
+      Command c = std::move(st.queue.front());
+      st.queue.pop_front();
+      sim::Duration launch = sim::Duration::zero();
+      if (c.kernel) {
+        // Queued behind the previous op (it waited): the GPU pipelines it; else it is isolated.
+        launch = c.graph_node                 ? hw_.launch.graph_node
+                 : c.ready < engine_.now() ? hw_.launch.gap
+                                              : hw_.launch.latency;
+      }
+      st.running = c.op;
+      began_[static_cast<std::size_t>(i)] = engine_.now();
+      if (c.start(launch)) st.running = nullptr;
+    }
+    if (st.running != nullptr) return;
+    for (int j : rank_streams_[static_cast<std::size_t>(st.rank)]) check_sync(j);
+    maybe_finish(i);
+  }
+
+  void maybe_finish(int i) {
+    StreamRun& st = stream(i);
+    if (st.done || !st.host_done || !drained(i)) return;
+    st.done = true;
+    st.end = engine_.now();
   }
 
   void collective_rank_done(std::pair<int, int> key, int rank) {
     const int i = collectives_.at(key).streams[static_cast<std::size_t>(rank)];
-    StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    trace_slice(i, to_string(st.collective->kind()));
+    StreamRun& st = stream(i);
+    const std::string_view label = to_string(st.collective->kind());
     st.collective = nullptr;
-    advance(i);
+    op_done(i, label);
   }
 
   int check_rank(const Expr& e, const Env& env) const {
@@ -244,30 +455,50 @@ class Executor {
 
   void resume_later(int i) {
     engine_.schedule_in(sim::Duration::zero(), [this, i] {
-      streams_[static_cast<std::size_t>(i)].waiting.clear();
-      trace_slice(i, "wait");
-      advance(i);
+      stream(i).waiting.clear();
+      op_done(i, "wait");
     });
-  }
-
-  void finish_later(int i, sim::Duration d, const char* label) {
-    began_[static_cast<std::size_t>(i)] = engine_.now();
-    engine_.schedule_in(d, [this, i, label] { op_done(i, label); });
   }
 
   // `label` names the op's slice on the stream's track; it must outlive the run.
   void op_done(int i, std::string_view label) {
     trace_slice(i, label);
-    advance(i);
+    stream(i).running = nullptr;
+    run_gpu(i);
   }
+
+  std::string blocked_reason(const StreamRun& st) const {
+    if (st.launch >= 0) return kernels_->blocked_reason(st.launch);
+    if (st.collective) {
+      return fmt::format("{} (the {} of stream '{}'): waiting for {}",
+                         to_string(st.collective->kind()), ordinal(st.collectives_seen - 1),
+                         stream_name(st), st.collective->blocked_reason(st.rank));
+    }
+    if (!st.waiting.empty()) return st.waiting;
+    if (st.syncing) return fmt::format("its host thread, blocked in a sync");
+    return "its host thread, blocked in another stream's sync";
+  }
+  static sim::SourceLocation blocked_where(const StreamRun& st) {
+    if (st.running) return st.running->where;
+    return st.calling ? st.calling->where : sim::SourceLocation{};
+  }
+  static std::string ordinal(int n) { return fmt::format("collective #{}", n); }
 
   void trace_slice(int i, std::string_view label) {
     sim::TraceSink* trace = engine_.trace();
     if (!trace) return;
-    const StreamRun& st = streams_[static_cast<std::size_t>(i)];
-    const sim::TrackId track = trace->track(fmt::format("rank {}", st.rank),
-                                            s_.streams[static_cast<std::size_t>(st.def)].name);
+    const StreamRun& st = stream(i);
+    const sim::TrackId track = trace->track(fmt::format("rank {}", st.rank), stream_name(st));
     trace->slice(track, label, began_[static_cast<std::size_t>(i)], engine_.now());
+  }
+
+  // A host call's slice, on its thread's track.
+  void trace_host(int i, std::string_view label, sim::Time begin) {
+    sim::TraceSink* trace = engine_.trace();
+    if (!trace || begin == engine_.now()) return;
+    const HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
+    const sim::TrackId track = trace->track("host", fmt::format("thread {}", t.id));
+    trace->slice(track, label, begin, engine_.now());
   }
 
   struct Entry {
@@ -290,11 +521,14 @@ class Executor {
   OpBudget budget_;                        // host streams' and kernel roles' ops together
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels
   std::vector<StreamRun> streams_;
-  std::vector<sim::Time> began_;  // per stream: when its current op began
+  std::vector<std::vector<int>> rank_streams_;  // rank -> its stream indices
+  std::vector<HostThread> threads_;
+  std::vector<sim::Time> began_;  // per stream: when its running op began on the GPU
   Events events_;
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
   std::vector<KernelResult> kernel_results_;
+  std::vector<EventResult> event_results_;
   std::uint64_t copy_hint_ = 0;
 };
 

@@ -2,12 +2,22 @@
 // values are evaluated when reached, nothing is expanded up front), copies go through Transfers
 // (copy engines, HBM, the fabric's fluid resources) and collectives through CollectiveRun.
 //
-// Semantics:
-//   - a stream runs its ops in order; an op starts when the previous one has finished;
-//   - record marks (rank, event, index) as happened, at once; wait blocks until it has;
+// Semantics (traces/schedule.hpp, models/host.hpp):
+//   - a stream's host thread makes its ops' API calls in order, each holding the thread for its
+//     host cost (launch, memcpy, event record, stream wait, graph launch; a collective is NCCL's
+//     calls: a stream join each way and a kernel launch); streams sharing a thread (by default
+//     every stream of a rank) have their calls served in the order they are made;
+//   - the GPU runs a stream's enqueued ops in order, an op when the previous one has finished and
+//     its call has returned; a kernel (a launch, a collective's part with sm_copies) starts
+//     launch.latency after its call when the stream was idle, launch.gap after the previous op
+//     when it was queued, launch.graph_node after the previous node inside a graph;
+//   - record marks (rank, event, index) as happened when the GPU reaches it; wait holds the GPU
+//     stream until it has (the host goes on);
+//   - sync blocks the host thread until the stream's (device: the rank's streams') enqueued work
+//     is done, then host.sync more;
 //   - collectives match across ranks by (stream name, occurrence): the n-th collective of stream
 //     "main" on every rank is one operation; all ranks of the world take part;
-//   - delay holds the stream for a fixed time.
+//   - delay holds the host thread for a fixed time.
 // Results are deterministic: the same schedule, params and machine give the same picoseconds.
 // A schedule that can never finish (a wait no record satisfies, a collective a rank never reaches)
 // ends when nothing is left to happen and is reported in RunResult::blocked, never a hang.
@@ -35,8 +45,17 @@ namespace mgsim::traces {
 struct StreamResult {
   int rank = 0;
   std::string stream;
-  sim::Time end;         // when its last op finished
+  sim::Time end;         // when its last op finished on the GPU (or the host, if later)
+  sim::Time host_end;    // when its host thread returned from its last call (a sync included)
   std::int64_t ops = 0;  // ops executed (after loops and conditions)
+};
+
+// When the GPU reached a record op: what cudaEventElapsedTime measures between two of them.
+struct EventResult {
+  int rank = 0;
+  std::string event;
+  std::int64_t index = 0;
+  sim::Time at;
 };
 
 struct CollectiveResult {
@@ -57,8 +76,8 @@ struct BlockedStream {
   sim::SourceLocation where;  // the op it is blocked in
 };
 
-// One kernel launch: from the moment its stream reached the launch op (the launch cost is inside)
-// until its last CTA finished.
+// One kernel launch: from the moment its stream's GPU side reached the launch (the start latency
+// is inside) until its last CTA finished.
 struct KernelResult {
   int rank = 0;
   std::string stream;
@@ -71,6 +90,7 @@ struct RunResult {
   std::vector<StreamResult> streams;  // finished streams, by rank then stream order in the file
   std::vector<KernelResult> kernels;  // finished launches, in the order they finished
   std::vector<CollectiveResult> collectives;  // in order of first arrival
+  std::vector<EventResult> recorded;          // record ops, in the order the GPUs reached them
   std::vector<BlockedStream> blocked;         // non-empty: the schedule deadlocked
   sim::Time end;                              // the last event
   std::uint64_t events = 0;

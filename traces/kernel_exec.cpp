@@ -12,8 +12,9 @@ KernelRunner::KernelRunner(const KernelSet& kernels, sim::Engine& engine, sim::F
 
 KernelRunner::~KernelRunner() = default;
 
-int KernelRunner::launch(int rank, int kernel, Env env, std::function<void()> done) {
-  return kernel::launch(*runner_, rank, kernel, std::move(env), std::move(done));
+int KernelRunner::launch(int rank, int kernel, Env env, sim::Duration start,
+                         std::function<void()> done) {
+  return kernel::launch(*runner_, rank, kernel, std::move(env), start, std::move(done));
 }
 
 std::string KernelRunner::blocked_reason(int id) const {

@@ -3,10 +3,12 @@
 // flows over the resources of each rank's models::Gpu.
 //
 // Model, per launch on rank r (traces/kernel/launch.cpp):
-//   - the launch costs spec.launch.kernel, then CTAs are placed: ctas_per_sm from threads,
+//   - the launch starts `start` after the call (its stream's launch.latency or launch.gap:
+//     traces/executor.cpp), then CTAs are placed: ctas_per_sm from threads,
 //     registers and shared memory (models::SmSpec::ctas_per_sm), slots = ctas_per_sm x SMs. CTA i
 //     of the first wave goes to SM i % SMs; a non-persistent grid larger than the slots runs in
 //     waves (when a CTA ends, the next CTA starts on the SM it freed). A persistent grid must fit.
+//     Every CTA start goes through the GPU's one dispatcher, one CTA every launch.per_cta.
 //   - a CTA runs its roles concurrently (those whose `if` holds); a role runs its ops in order
 //     (traces/kernel/walker.cpp); the CTA ends when all its roles have; the launch ends when all
 //     its CTAs have.
@@ -53,10 +55,10 @@ class KernelRunner {
   KernelRunner(const KernelRunner&) = delete;
   KernelRunner& operator=(const KernelRunner&) = delete;
 
-  // Launches kernel `kernel` on `rank`. `env` has the kernel's slot_count slots with params,
-  // rank, world and the args filled in. `done` runs when the last CTA has finished.
-  // Returns an id for blocked_reason().
-  int launch(int rank, int kernel, Env env, std::function<void()> done);
+  // Launches kernel `kernel` on `rank`, its CTAs placed `start` from now. `env` has the kernel's
+  // slot_count slots with params, rank, world and the args filled in. `done` runs when the last
+  // CTA has finished. Returns an id for blocked_reason().
+  int launch(int rank, int kernel, Env env, sim::Duration start, std::function<void()> done);
 
   // Why launch `id` has not finished (for deadlock reports): the first blocked role, naming
   // rank, kernel, CTA, role and what it waits on, and how many more are blocked.

@@ -119,6 +119,7 @@ class Parser {
       if (!names.insert(def.name).second)
         name.fail(fmt::format("two streams are named '{}'", def.name));
       if (auto c = r.optional("if")) def.condition = Expr::parse(*c, scope_);
+      if (auto h = r.optional("host")) def.host = Expr::parse(*h, scope_);
       const std::optional<sim::Node> ops = r.optional("ops");
       r.finish();  // a misspelt 'ops' is reported as such, not as a missing key
       if (!ops) item.fail("stream is missing the required key 'ops'");
@@ -138,11 +139,11 @@ class Parser {
     sim::MapReader r(node, "op");
     Op op;
     op.where = node.location();
-    enum class Kind { memcpy, record, wait, collective, delay, for_loop, launch };
+    enum class Kind { memcpy, record, wait, collective, delay, for_loop, launch, sync, graph };
     static constexpr std::pair<const char*, Kind> kinds[] = {
         {"memcpy", Kind::memcpy},         {"record", Kind::record}, {"wait", Kind::wait},
         {"collective", Kind::collective}, {"delay", Kind::delay},   {"for", Kind::for_loop},
-        {"launch", Kind::launch}};
+        {"launch", Kind::launch},         {"sync", Kind::sync},     {"graph", Kind::graph}};
     const auto kind = read_op_kind(r, kinds, "an op");
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
@@ -173,8 +174,38 @@ class Parser {
       case Kind::launch:
         op.what = parse_launch(body);
         break;
+      case Kind::sync: {
+        const std::string what = body.as_string();
+        if (what != "stream" && what != "device") fail_choice(body, "sync", what, {"stream", "device"});
+        op.what = SynchronizeOp{what == "device"};
+        break;
+      }
+      case Kind::graph:
+        op.what = GraphOp{parse_graph_body(body)};
+        break;
     }
     return op;
+  }
+
+  // A graph holds what cudaStreamBeginCapture can record and the executor replays as nodes.
+  std::vector<Op> parse_graph_body(const sim::Node& node) {
+    if (!node.is_sequence()) node.fail("a graph is a list of ops (launch, memcpy, for)");
+    std::vector<Op> body = parse_ops(node);
+    if (body.empty()) node.fail("a graph needs at least one op");
+    check_graph_ops(body);
+    return body;
+  }
+  static void check_graph_ops(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      if (const auto* loop = std::get_if<ForOp>(&op.what)) {
+        check_graph_ops(loop->body);
+      } else if (!std::holds_alternative<LaunchOp>(op.what) &&
+                 !std::holds_alternative<MemcpyOp>(op.what)) {
+        throw sim::ConfigError(op.where,
+                               "a graph holds launch, memcpy and for ops only (record, wait, "
+                               "collective, delay, sync and nested graphs are not captured)");
+      }
+    }
   }
 
   LaunchOp parse_launch(const sim::Node& node) {

@@ -11,6 +11,9 @@
 //   streams:
 //     - name: main              # one instance per rank (rank = 0 .. world-1) ...
 //       if: rank < 2            # ... whose optional condition holds
+//       host: 0                 # the host thread that issues its calls (default: rank, one
+//                               #   thread per process; one value for all ranks: one thread
+//                               #   drives every GPU)
 //       ops:
 //         - memcpy: {bytes: SIZE, src: rank, dst: (rank + 1) % world}   # src/dst default to rank
 //         - record: done                                  # or {event: done, index: i}
@@ -19,8 +22,17 @@
 //         - delay: 5us                                    # host time, a duration with a unit
 //         - for: {var: i, from: 0, to: 4, step: 1, ops: [...]}   # or {var: p, over: ranks, ops:
 //         ...}
-//         - launch: {kernel: gemm, args: {TILE: i}}      # or `launch: gemm`; runs to completion
+//         - launch: {kernel: gemm, args: {TILE: i}}      # or `launch: gemm`
+//         - sync: stream                                  # or device: the host waits
+//         - graph: [ops]        # a CUDA graph of launch/memcpy/for ops, replayed by one call
 //   Every op may carry `if: EXPR` (skipped when 0).
+//
+// Host and GPU (models/host.hpp): a stream is what one host thread enqueues on one CUDA stream.
+// The thread makes each op's API call (paying its host cost; threads serve calls in the order
+// they are made) and runs ahead; the GPU runs the enqueued ops in order, each when the previous
+// one has finished: a copy, a kernel (launch.latency or launch.gap before it starts), an event
+// record, a wait for an event. `delay` and `sync` are host-only: a delay holds the thread, a sync
+// blocks it until the stream's (or the rank's) enqueued work is done.
 //
 // Values are expressions (traces/expr.hpp) over params, `rank`, `world` and loop variables. All
 // names resolve when the file is read; values are evaluated lazily, when a stream reaches the op.
@@ -101,7 +113,18 @@ struct DelayOp {
   sim::Duration duration;  // host time, >= 0
 };
 
+// cudaStreamSynchronize (this stream) or cudaDeviceSynchronize (every stream of the rank).
+struct SynchronizeOp {
+  bool device = false;
+};
+
 struct Op;
+
+// A CUDA graph: its body (launch, memcpy and for ops only, checked when read) is enqueued by
+// one cudaGraphLaunch; kernel nodes after the first are launch.graph_node apart.
+struct GraphOp {
+  std::vector<Op> body;
+};
 
 struct ForOp : LoopRange {
   std::vector<Op> body;
@@ -110,7 +133,9 @@ struct ForOp : LoopRange {
 struct Op {
   sim::SourceLocation where;
   std::optional<Expr> condition;
-  std::variant<MemcpyOp, RecordOp, WaitOp, CollectiveOp, DelayOp, ForOp, LaunchOp> what;
+  std::variant<MemcpyOp, RecordOp, WaitOp, CollectiveOp, DelayOp, ForOp, LaunchOp, SynchronizeOp,
+               GraphOp>
+      what;
 };
 
 // For the walker (traces/walker.hpp): the loop of a `for` op, nullptr for other ops.
@@ -120,6 +145,7 @@ struct StreamDef {
   std::string name;
   sim::SourceLocation where;
   std::optional<Expr> condition;  // which ranks run this stream
+  std::optional<Expr> host;       // its host thread; default: the rank
   std::vector<Op> ops;
 };
 

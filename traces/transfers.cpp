@@ -34,7 +34,10 @@ void Transfers::start(int owner, int engine_index, Request req) {
   const bool local = req.src == req.dst;
   PeerRoute route{};
   if (!local) route = fabric_.route(req.src, req.dst, req.hint);
-  const sim::Duration wait = spec.copy_engine.setup + (local ? spec.hbm.latency : route.latency);
+  // A pull (the owner reads a peer) starts slower than a push or a local copy.
+  const bool pull = !local && req.src != owner;
+  const sim::Duration setup = pull ? spec.copy_engine.pull_setup : spec.copy_engine.setup;
+  const sim::Duration wait = setup + (local ? spec.hbm.latency : route.latency);
   engine_.schedule_in(wait, [this, owner, engine_index, req = std::move(req), route, local,
                              began]() mutable {
     const sim::ResourceId ce = gpu(owner).copy_engines()[static_cast<std::size_t>(engine_index)];

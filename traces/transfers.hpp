@@ -3,11 +3,11 @@
 //
 // Model (one GPU per rank, its resources owned by models::Gpu):
 //   - Each GPU has copy_engine.count engines; a transfer holds one engine from the moment it gets
-//   it
-//     until its last byte has moved. Transfers wait for a free engine in FIFO order (the lowest
-//     free engine index is taken, so runs are deterministic).
-//   - After taking an engine a transfer waits copy_engine.setup plus the path latency (the
-//     route's latency for a peer copy, the HBM latency for a local one), then its bytes flow.
+//     it until its last byte has moved. Transfers wait for a free engine in FIFO order (the
+//     lowest free engine index is taken, so runs are deterministic).
+//   - After taking an engine a transfer waits copy_engine.setup (copy_engine.pull_setup when the
+//     engine's GPU reads a peer) plus the path latency (the route's latency for a peer copy, the
+//     HBM latency for a local one), then its bytes flow.
 //   - A peer copy is one fluid flow over [engine, route resources..., the source's peer.out, the
 //     destination's peer.in]; each engine is a resource of copy_engine.bandwidth, so an engine's
 //     rate caps its copy and the fabric shares the links; the peer ports
@@ -22,8 +22,8 @@
 // the destination's peer in] capped at models::peer_bandwidth(spec, ldst), the ld/st path's
 // saturated peer rate (enough SMs to saturate it: NCCL runs one CTA per channel, 24 here).
 // Ignores: HBM traffic of peer copies (NVLink injection is at most ~1/5 of HBM bandwidth on the
-// H100/H200/B200 parts, so HBM is not the bottleneck of a host-level peer copy), host API costs
-// beyond the setup, splitting one copy across engines.
+// H100/H200/B200 parts, so HBM is not the bottleneck of a host-level peer copy), splitting one
+// copy across engines. The host's cost of issuing a copy is the executor's (models/host.hpp).
 #pragma once
 
 #include <cstdint>

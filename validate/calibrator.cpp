@@ -191,4 +191,14 @@ void out_of_range(const MeasurementTable& t, const std::string& what) {
   throw sim::ConfigError({t.file(), 0, 0}, fmt::format("calibration failed: {}", what));
 }
 
+double mean_of(const MeasurementTable& t, const Rows& rows,
+               const std::function<double(std::size_t)>& value, const std::string& what) {
+  if (rows.empty()) out_of_range(t, fmt::format("no rows to fit {}", what));
+  double sum = 0;
+  for (const std::size_t r : rows) sum += value(r);
+  const double m = sum / static_cast<double>(rows.size());
+  if (!(m > 0)) out_of_range(t, fmt::format("{} = {} is not positive", what, m));
+  return m;
+}
+
 }  // namespace mgsim::validate

@@ -114,6 +114,11 @@ struct ConstantFit {
 ConstantFit fit_constant(const MeasurementTable& t, const Rows& rows, std::size_t ycol,
                          const std::string& what);
 
+// The mean of `value(row)` over `rows`: the least-squares constant of a quantity derived from
+// each row. No rows, or a mean that is not positive, is an error naming the file.
+double mean_of(const MeasurementTable& t, const Rows& rows,
+               const std::function<double(std::size_t)>& value, const std::string& what);
+
 // A fitted value out of range, or data that cannot be fitted: a ConfigError naming the file.
 [[noreturn]] void out_of_range(const MeasurementTable& t, const std::string& what);
 

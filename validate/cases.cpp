@@ -1,5 +1,6 @@
 #include "validate/cases.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -19,14 +20,39 @@ namespace {
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
+// What a case's prediction is (the manifest's `measure`).
+struct Measure {
+  enum class Kind { end, host, between } kind = Kind::end;
+  std::string from, to;  // event names, for between
+};
+
+Measure read_measure(const sim::Node& node) {
+  Measure m;
+  if (node.is_map()) {
+    sim::MapReader r(node, "measure");
+    m.kind = Measure::Kind::between;
+    m.from = r.required("from").as_string();
+    m.to = r.required("to").as_string();
+    r.finish();
+    return m;
+  }
+  const std::string k = node.as_string();
+  if (k == "end") return m;
+  if (k != "host") node.fail(fmt::format("measure '{}': expected end, host or {{from: EVENT, to: EVENT}}", k));
+  m.kind = Measure::Kind::host;
+  return m;
+}
+
 struct Group {
   sim::SourceLocation where_key;
   Pairs where;           // column -> text value
   Pairs set;             // param -> value
   std::string schedule;  // the family's unless the group names its own
+  std::optional<Measure> measure;  // the family's unless the group names its own
 };
 
 struct Family {
+  Measure measure;
   sim::SourceLocation at;
   std::string data, category, schedule, measured, divide_by, status, why;
   std::string stream;  // when set: the prediction is this stream's end on rank stream_rank
@@ -62,6 +88,7 @@ Family read_family(const sim::Node& node) {
   if (auto s = r.optional("schedule")) f.schedule = s->as_string();
   f.measured = r.required("measured").as_string();
   if (auto d = r.optional("divide_by")) f.divide_by = d->as_string();
+  if (auto m = r.optional("measure")) f.measure = read_measure(*m);
   if (auto st = r.optional("stream")) {
     sim::MapReader sr(*st, "stream");
     f.stream = sr.required("name").as_string();
@@ -82,13 +109,14 @@ Family read_family(const sim::Node& node) {
       if (auto s = gr.optional("set")) group.set = read_pairs(*s, "set");
       group.schedule = f.schedule;
       if (auto s = gr.optional("schedule")) group.schedule = s->as_string();
+      if (auto m = gr.optional("measure")) group.measure = read_measure(*m);
       if (group.schedule.empty()) item.fail("no schedule: give one for the family or the group");
       gr.finish();
       f.groups.push_back(std::move(group));
     }
   } else {
     if (f.schedule.empty()) node.fail("no schedule: give one for the family or its groups");
-    f.groups.push_back({f.at, {}, {}, f.schedule});
+    f.groups.push_back({f.at, {}, {}, f.schedule, std::nullopt});
   }
   r.finish();
   return f;
@@ -98,6 +126,52 @@ std::string trim_number(double v) {
   if (v == std::floor(v) && std::fabs(v) < 9.2e18)
     return fmt::format("{}", static_cast<long long>(v));
   return fmt::format("{}", v);
+}
+
+// The prediction of one case, in microseconds (Measure).
+double measure(const traces::RunResult& result, const Measure& m, const Family& f,
+               const std::string& schedule, const sim::SourceLocation& at) {
+  const traces::StreamResult* found = nullptr;
+  if (!f.stream.empty()) {
+    for (const traces::StreamResult& sr : result.streams)
+      if (sr.rank == f.stream_rank && sr.stream == f.stream) found = &sr;
+    if (!found)
+      throw sim::ConfigError(at, fmt::format("the schedule {} has no stream '{}' on rank {} for "
+                                             "this row (the manifest's {} family, {}:{})",
+                                             schedule, f.stream, f.stream_rank, f.data, f.at.file,
+                                             f.at.line));
+  }
+  switch (m.kind) {
+    case Measure::Kind::end:
+      return (found ? found->end : result.end).since_start().microseconds();
+    case Measure::Kind::host: {
+      sim::Time t = sim::Time::zero();
+      for (const traces::StreamResult& sr : result.streams) t = std::max(t, sr.host_end);
+      return (found ? found->host_end : t).since_start().microseconds();
+    }
+    case Measure::Kind::between: {
+      // Per rank that records both, the first `to` less the first `from`; the slowest rank's.
+      std::map<int, std::pair<std::optional<sim::Time>, std::optional<sim::Time>>> ranks;
+      for (const traces::EventResult& e : result.recorded) {
+        auto& [from, to] = ranks[e.rank];
+        if (e.event == m.from && !from) from = e.at;
+        if (e.event == m.to && !to) to = e.at;
+      }
+      std::optional<sim::Duration> worst;
+      for (const auto& [rank, times] : ranks) {
+        if (!times.first || !times.second) continue;
+        const sim::Duration d = *times.second - *times.first;
+        if (!worst || d > *worst) worst = d;
+      }
+      if (!worst)
+        throw sim::ConfigError(at, fmt::format("the schedule {} has no rank that records both "
+                                               "'{}' and '{}' for this row (the manifest's {} "
+                                               "family)",
+                                               schedule, m.from, m.to, f.data));
+      return worst->microseconds();
+    }
+  }
+  return 0;
 }
 
 }  // namespace
@@ -170,19 +244,9 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
         throw sim::ConfigError(
             {table.file(), table.line_of(row), 1},
             fmt::format("the schedule {} deadlocked for this row", match->schedule));
-      double predicted = result.end.since_start().microseconds();
-      if (!f.stream.empty()) {
-        const traces::StreamResult* found = nullptr;
-        for (const traces::StreamResult& sr : result.streams)
-          if (sr.rank == f.stream_rank && sr.stream == f.stream) found = &sr;
-        if (!found)
-          throw sim::ConfigError(
-              {table.file(), table.line_of(row), 1},
-              fmt::format("the schedule {} has no stream '{}' on rank {} for "
-                          "this row (the manifest's {} family, {}:{})",
-                          match->schedule, f.stream, f.stream_rank, f.data, f.at.file, f.at.line));
-        predicted = found->end.since_start().microseconds();
-      }
+      const sim::SourceLocation at{table.file(), table.line_of(row), 1};
+      double predicted =
+          measure(result, match->measure ? *match->measure : f.measure, f, match->schedule, at);
       if (divide) predicted /= table.number(row, *divide);
       out.cases.push_back(
           {f.data, f.category, table.line_of(row), label, table.number(row, measured), predicted});

@@ -12,6 +12,11 @@
 //       stream: {name: gemm, rank: 0}  # optional: predict the end of this stream (default: the
 //                                      # end of the whole schedule), e.g. one side of two
 //                                      # concurrent loops
+//       measure: end                   # optional, also per group: end (default: the GPU end),
+//                                      # host (when the host thread returned from its last call:
+//                                      # of `stream`, else the latest), or {from: start, to: stop}
+//                                      # (per rank the time between the first records of two
+//                                      # events, as cudaEventElapsedTime measures; the slowest)
 //       groups:                        # every row must match exactly one group
 //         - where: {direction: 0to1_push}   # text columns that select the rows
 //           set: {SRC: 0, DST: 1}           # constant params for them
@@ -23,8 +28,8 @@
 //
 // Contract: every key is checked (MapReader); a row matched by no group or by two is a
 // ConfigError naming the data file and line, so every measured row has a schedule. A case's
-// prediction is the simulated end of the whole schedule (the last stream to finish) or of the
-// named `stream`, divided by `divide_by`. Deterministic. Ignores: the measurements' spread (medians
+// prediction is what `measure` says (by default the simulated end of the whole schedule or of the
+// named `stream`), divided by `divide_by`. Deterministic. Ignores: the measurements' spread (medians
 // are compared).
 #pragma once
 

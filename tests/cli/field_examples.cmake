@@ -10,17 +10,17 @@
 # 350.01 GB/s x tma.reduce_efficiency 0.9008 = 315.29 GB/s = 5.96 ms (its bound) plus the first
 # tiles; at K = 8192 the communication hides under the GEMM (GEMM+RS is the GEMM plus the last
 # tiles' store-adds).
-mgsim_cli_test(field.pk_gemm.K512 0 "total: 1581.389341 us (1581389341 ps)"
+mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.389341 us (1583389341 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5756.686402 us (5756686402 ps)"
+mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5758.686402 us (5758686402 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22457.874146 us (22457874146 ps)"
+mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22459.874146 us (22459874146 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
-mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6418.627622 us (6418627622 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.627622 us (6420627622 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6435.409346 us (6435409346 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6437.409346 us (6437409346 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22458.712622 us (22458712622 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22460.712622 us (22460712622 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
 set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk_gemm.K8192
   cli.field.pk_gemm_rs.K512 cli.field.pk_gemm_rs.K2048 cli.field.pk_gemm_rs.K8192
@@ -32,26 +32,26 @@ set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1074.549843 us (1074549843 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1074.975843 us (1074975843 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ag_gemm.copy_engine 0 "total: 738.192832 us (738192832 ps)"
+mgsim_cli_test(field.ag_gemm.copy_engine 0 "total: 722.192832 us (722192832 ps)"
   run examples/kernels/ag_gemm_copy_engine.yaml --topology hgx-h200-8 -D M=16384)
-mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 934.071952 us (934071952 ps)"
+mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 936.071952 us (936071952 ps)"
   run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 -D M=16384)
 
 # GEMM + all-reduce, inter-SM, NVSwitch in-network reduction (4096 x 4096 x 2048 per rank).
-mgsim_cli_test(field.gemm_ar_multimem 0 "total: 161.325855 us (161325855 ps)"
+mgsim_cli_test(field.gemm_ar_multimem 0 "total: 163.325855 us (163325855 ps)"
   run examples/field/gemm_ar_multimem.yaml --topology hgx-h200-8)
 
-# All-reduce of 4 MiB: ring (host collective: 54.90 us, pinned in tests/cli/CMakeLists.txt as
-# example.all_reduce_ring.cli_sweep), one-shot ld/st (G's examples/kernels/, 101.05 us), two-shot
+# All-reduce of 4 MiB: ring (host collective: 30.42 us, pinned in tests/cli/CMakeLists.txt as
+# example.all_reduce_ring.cli_sweep), one-shot ld/st (G's examples/kernels/, 103.05 us), two-shot
 # ld/st (here), NVLS (G's examples/kernels/all_reduce_nvls.yaml at 4 MiB, here).
-mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 43.418571 us (43418571 ps)"
+mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 45.418571 us (45418571 ps)"
   run examples/field/all_reduce_twoshot_ldst.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.all_reduce_nvls_4mib 0 "total: 22.007574 us (22007574 ps)"
+mgsim_cli_test(field.all_reduce_nvls_4mib 0 "total: 24.007574 us (24007574 ps)"
   run examples/kernels/all_reduce_nvls.yaml --topology hgx-h200-8 -D SIZE=4MiB)
 # NVLS's bound: each CTA of 132 handles 4 MiB / 8 / 132 = 3971 B (integer division) of a slice;
 # each GPU's downlink from the switch receives the sum of its own slice and the multicast of the
@@ -62,16 +62,16 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 
 # Sequence parallel attention, S = 32768, 8 heads of 128: ring (KV blocks by copy engine,
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
-mgsim_cli_test(field.ring_attention 0 "total: 993.773032 us (993773032 ps)"
+mgsim_cli_test(field.ring_attention 0 "total: 977.773032 us (977773032 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ulysses_attention 0 "total: 1042.192312 us (1042192312 ps)"
+mgsim_cli_test(field.ulysses_attention 0 "total: 1039.618312 us (1039618312 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
 
 # MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is
 # the L2: the experts' GEMMs carry 6442450944 B at 9278.757 GB/s = 694.322628 us, just above the
 # TMA peer ingress: each rank receives 7 x 16 MiB in the dispatch and again in the combine,
 # 234881024 B at (0.949 x 0.8196 = 0.7778004) x 450 GB/s = 350.01018 GB/s = 671.068482 us.
-mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1465.942858 us (1465942858 ps)"
+mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1461.942858 us (1461942858 ps)"
   run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.moe_dispatch_combine.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"

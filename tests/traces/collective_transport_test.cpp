@@ -1,5 +1,5 @@
 // Collectives as NCCL runs them (traces/collective.hpp, transport sm_copies): each rank's part is
-// a kernel (one launch.kernel after the rank reaches it) whose sends are SM-driven peer copies
+// a kernel (launch.latency after the rank's host calls) whose sends are SM-driven peer copies
 // at the ld/st path's saturated peer rate, with no copy-engine setup.
 #include <string>
 
@@ -36,11 +36,13 @@ streams:
   // on separate link directions. The flow's cap is peer_bandwidth(ldst) = 450 GB/s x NVLink
   // protocol efficiency x ldst.nvlink_efficiency, below the port's copy cap (450 GB/s x protocol
   // efficiency) and the trunk's raw rate, so it sets the rate:
-  //   end = launch.kernel + route latency + ceil(64 MiB / peer_bandwidth(ldst)).
+  //   end = the host's NCCL calls (host.launch + 2 x (event_record_untimed + stream_wait), each
+  //   rank on its own thread) + launch.latency + route latency + ceil(64 MiB / peer_bandwidth).
   const sim::Bandwidth rate = models::peer_bandwidth(hw, models::PeerPath::ldst);
   CHECK(rate < models::peer_bandwidth(hw, models::PeerPath::copy_engine));
   const sim::Duration latency = interconnect.route(0, 1, 0).latency;
   const sim::Duration expected =
-      hw.launch.kernel + latency + sim::transfer_time(sim::Bytes::MiB(64), rate);
+      hw.host.launch + (hw.host.event_record_untimed + hw.host.stream_wait) * 2 +
+      hw.launch.latency + latency + sim::transfer_time(sim::Bytes::MiB(64), rate);
   CHECK(r.end.since_start() == expected);
 }

@@ -8,6 +8,7 @@
 #include "sim/fluid.hpp"
 #include "tests/support/config_error.hpp"
 #include "tests/traces/crossbar.hpp"
+#include "tests/traces/free_host.hpp"
 
 using namespace mgsim;
 using namespace mgsim::traces;
@@ -18,9 +19,11 @@ using mgsim::test::Crossbar;
 using mgsim::testing::error_of;
 
 // Copy engines of 50 GB/s with 2 us setup; HBM 1000 GB/s with 500 ns latency; no NVLink, so no
-// peer-copy limit beyond the crossbar's ports.
+// peer-copy limit beyond the crossbar's ports. The host's calls cost nothing here (host_test.cpp
+// tests them), so that the times are the GPU's alone.
 models::HardwareSpec device(int engines, sim::Bandwidth ce = sim::Bandwidth::GBps(50)) {
   models::HardwareSpec hw;
+  hw.host = test::free_host();
   hw.copy_engine.count = engines;
   hw.copy_engine.bandwidth = ce;
   hw.copy_engine.setup = sim::Duration::us(2);

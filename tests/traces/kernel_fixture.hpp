@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/traces/free_host.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "tests/traces/crossbar.hpp"
@@ -32,7 +33,10 @@ inline models::HardwareSpec toy_device(int sms = 4) {
   hw.hbm.latency = sim::Duration::ns(500);
   hw.l2.bandwidth = sim::Bandwidth::GBps(100);
   hw.l2.hit_latency = sim::Duration::ns(100);
-  hw.launch.kernel = sim::Duration::us(1);
+  // A launch: 1 us from the stream reaching it to its CTAs, all at once; no host costs.
+  hw.host = test::free_host();
+  hw.launch.latency = sim::Duration::us(1);
+  hw.launch.per_cta = sim::Duration::zero();
   hw.nvlink.links = 4;
   hw.nvlink.link_bandwidth = sim::Bandwidth::GBps(25);
   hw.tma.messages_in_flight = 8;

@@ -129,14 +129,15 @@ TEST_CASE("a single peer copy is bound by the peer rate and misses it by setup +
   // 2386092943 ps, less than the bound.
   CHECK(term(r, "gpu0.nvlink.out").amount == 1'073'741'824);
   CHECK(term(r, "gpu0.nvlink.out").time.picoseconds() == 2'386'092'943);
-  // The run adds the engine's 2 us setup and the route's 500 ns (gpu0->nvswitch 250 ns +
-  // nvswitch->gpu1 250 ns) before the bytes flow at exactly the bound's rate: 2500000 ps more,
-  // less the solver's rounding: it computes the completion in double and loses the 0.0023 ps
-  // above, so it lands 1 ps early (2913789583 ps, the pinned peer_copy example).
+  // The run adds the host's call (host.memcpy 3 us), the engine's 2 us setup and the route's
+  // 500 ns (gpu0->nvswitch 250 ns + nvswitch->gpu1 250 ns) before the bytes flow at exactly the
+  // bound's rate: 5500000 ps more, less the solver's rounding: it computes the completion in
+  // double and loses the 0.0023 ps above, so it lands 1 ps early (2916789583 ps, the pinned
+  // peer_copy example).
   const std::int64_t gap = run.run.end.picoseconds() - r.bound.picoseconds();
-  CHECK(gap >= 2'500'000 - 1);
-  CHECK(gap <= 2'500'000);
-  // fraction = 2911289584 / 2913789583 = 0.99914..., below 1 by about 2.5 us / 2913.79 us.
+  CHECK(gap >= 5'500'000 - 1);
+  CHECK(gap <= 5'500'000);
+  // fraction = 2911289584 / 2916789583 = 0.99811..., below 1 by about 5.5 us / 2916.79 us.
   CHECK(r.fraction() < 1.0);
   CHECK(r.fraction() ==
         Approx(2911289584.0 / static_cast<double>(run.run.end.picoseconds())).epsilon(1e-12));
@@ -195,10 +196,12 @@ streams:
   CHECK(r.bound.picoseconds() == 2'000'000'000);
   REQUIRE(r.bottleneck() != nullptr);
   CHECK(r.bottleneck()->kind == models::UnitKind::hbm);
-  // The two flows share HBM at 500 GB/s each and end together after 2 ms, behind 2 us setup and
-  // 500 ns HBM latency: 2002500000 ps; HBM's utilisation is 2 ms / 2.0025 ms.
-  CHECK(result.end.picoseconds() == 2'002'500'000);
-  CHECK(term(r, "gpu0.hbm").utilisation == Approx(2.0 / 2.0025).epsilon(1e-12));
+  // The two flows share HBM at 500 GB/s each and end together after 2 ms, behind the host's
+  // call (host.memcpy, 3 us by default), 2 us setup and 500 ns HBM latency: 2005500000 ps; HBM's
+  // utilisation is 2 ms / 2.0055 ms.
+  CHECK(dev.host.memcpy == sim::Duration::us(3));
+  CHECK(result.end.picoseconds() == 2'005'500'000);
+  CHECK(term(r, "gpu0.hbm").utilisation == Approx(2.0 / 2.0055).epsilon(1e-12));
   // The crossbar's ports were never registered, so they are not in the roofline.
   CHECK(r.terms.size() == 2);
 }

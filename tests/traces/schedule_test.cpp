@@ -73,10 +73,10 @@ TEST_CASE("bad schedules name file:line:col") {
   // (record before delay), so the second one found, delay, is reported at its value (column 35).
   CHECK(error_of([] { load("streams: [{name: a, ops: [{delay: 1us, record: e}]}]\n"); }) ==
         "s.yaml:1:35: error: an op holds exactly one of memcpy, record, wait, collective, delay, "
-        "for, launch");
+        "for, launch, sync, graph");
   CHECK(error_of([] { load("streams: [{name: a, ops: [{if: 1}]}]\n"); }) ==
         "s.yaml:1:27: error: an op needs one of memcpy, record, wait, collective, delay, for, "
-        "launch");
+        "launch, sync, graph");
   CHECK(error_of([] { load("streams:\n  - name: a\n    opps: []\n"); }) ==
         "s.yaml:3:5: error: unknown key 'opps' in stream; did you mean 'ops'?");
   CHECK(error_of([] { load("streams:\n  - name: a\n    ops:\n      - memcopy: {bytes: 1}\n"); }) ==

@@ -44,7 +44,8 @@ TEST_CASE("the calibrated file loads and its fits agree with each other") {
         Approx(static_cast<double>(hw.copy_engine.bandwidth.bytes_per_second())).epsilon(1e-6));
   // Every fitted number records where it came from.
   for (const char* key : {"copy_engine.setup", "copy_engine.bandwidth", "nvlink.latency",
-                          "nvlink.protocol_efficiency", "hbm.bandwidth", "launch.kernel"}) {
+                          "nvlink.protocol_efficiency", "hbm.bandwidth", "launch.latency",
+                          "host.launch", "host.memcpy", "copy_engine.pull_setup"}) {
     INFO(key);
     REQUIRE(hw.sources.count(key) == 1);
     CHECK_THAT(hw.sources.at(key), Catch::Contains("csv") || Catch::Contains("nvlink_status"));
@@ -59,6 +60,7 @@ TEST_CASE("a calibration with too few points says which fit failed") {
   std::ofstream(dir / "peer_ce.csv")
       << "# gpu: H200\n# date: today\n# command: peer_ce\n"
          "direction,issuer_gpu,mode,streams,bytes,copies_per_rep,us_per_copy_median\n"
+         "0to1_push,0,stream,1,1024,64,3.0\n0to1_push,0,stream,1,2048,64,3.1\n"
          "0to1_push,0,single,1,1024,1,5.0\n0to1_push,0,single,1,2048,1,5.1\n";
   CHECK_THROWS_WITH(mgsim::validate::calibrate(dir.string(), "h200", "test"),
                     Catch::Contains("peer_ce.csv") && Catch::Contains("cannot fit") &&

@@ -15,15 +15,16 @@ const std::string kSource = MGSIM_SOURCE_DIR;
 
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-// A folder with a two-stream schedule (`short` delays 3 us, `long` 10 us on rank 0), one data
-// row measured at 2 us, and a manifest whose family has `family_extra` appended.
+// A folder with a two-stream schedule (`short` delays 3 us, `long` 10 us on its own host thread,
+// rank 0), one data row measured at 2 us, and a manifest whose family has `family_extra`
+// appended.
 std::filesystem::path make_case(const std::string& name, const std::string& family_extra) {
   const auto dir = std::filesystem::temp_directory_path() / ("mgsim_cases_test_" + name);
   std::filesystem::create_directories(dir);
   write(dir / "two.yaml",
         "streams:\n"
         "  - name: short\n    if: rank == 0\n    ops:\n      - delay: 3us\n"
-        "  - name: long\n    if: rank == 0\n    ops:\n      - delay: 10us\n");
+        "  - name: long\n    if: rank == 0\n    host: 1\n    ops:\n      - delay: 10us\n");
   write(dir / "d.csv",
         "# gpu0_name: test\n# date_utc: 2026-11-29\n# command: x\nop,time_us_median\nx,2\n");
   write(dir / "manifest.yaml",

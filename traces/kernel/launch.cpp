@@ -18,12 +18,59 @@ void finish_launch(LaunchRun& l) {
 
 void finish_cta(Runner& x, CtaRun& c);
 
+// The launch ends with its last CTA, or when the last CTA without roles was dispatched
+// (l.tail), whichever is later.
+void maybe_finish_launch(Runner& x, LaunchRun& l) {
+  if (l.finished != l.grid) return;
+  if (l.tail > x.engine.now()) {
+    x.engine.schedule_at(l.tail, [&l] { finish_launch(l); });
+  } else {
+    finish_launch(l);
+  }
+}
+
+// Whether CTA `cta` of `l` runs any role.
+bool has_roles(LaunchRun& l, std::int64_t cta) {
+  const KernelDef& k = *l.def;
+  l.env[static_cast<std::size_t>(k.cta_slot)] = cta;
+  return std::any_of(k.roles.begin(), k.roles.end(), [&](const RoleDef& r) {
+    return !r.condition || r.condition->eval(l.env) != 0;
+  });
+}
+
+// When the GPU's dispatcher starts a CTA asked for now. It hands out one CTA per
+// launch.per_cta, a round of sm.count CTAs (one per SM) at a time: the CTAs of a round start
+// together, and the next round opens sm.count x per_cta after it (the rate, without an event per
+// CTA: a kernel of up to sm.count CTAs starts at once).
+sim::Time dispatch(Runner& x, int rank) {
+  Dispatcher& d = x.dispatchers[static_cast<std::size_t>(rank)];
+  const sim::Time now = x.engine.now();
+  if (d.in_round == 0) d.round_at = std::max(now, d.next_round);
+  const sim::Time at = std::max(now, d.round_at);
+  if (++d.in_round == x.spec.sm.count) {
+    d.in_round = 0;
+    d.next_round = d.round_at + x.spec.launch.per_cta * x.spec.sm.count;
+  }
+  return at;
+}
+
+// Starts the next CTA of `l` through the GPU's dispatcher, on `sm` (the SM a finished CTA freed;
+// -1 in the first wave: CTA i on SM i % SMs). A CTA without roles only
+// takes the dispatcher's time and frees its SM at once, so a run of them is dispatched here in
+// one go, with no event each. The caller ends the launch (maybe_finish_launch).
 void start_cta(Runner& x, LaunchRun& l, int sm) {
   const KernelDef& k = *l.def;
+  while (l.next < l.grid && !has_roles(l, l.next)) {
+    l.tail = std::max(l.tail, dispatch(x, l.rank));
+    ++l.next;
+    ++l.finished;
+    ++x.stats.ctas;
+  }
+  if (l.next == l.grid) return;  // the caller ends the launch if that was its last CTA
   auto cta = std::make_unique<CtaRun>();
   cta->launch = &l;
   cta->index = static_cast<int>(l.next++);
-  cta->sm = sm;
+  cta->sm = sm >= 0 ? sm : cta->index % x.spec.sm.count;
   Env env = l.env;
   env[static_cast<std::size_t>(k.cta_slot)] = cta->index;
   for (std::size_t r = 0; r < k.roles.size(); ++r) {
@@ -38,14 +85,12 @@ void start_cta(Runner& x, LaunchRun& l, int sm) {
   }
   cta->roles_left = static_cast<int>(cta->roles.size());
   CtaRun* c = cta.get();
+  c->slot = l.ctas.size();
   l.ctas.push_back(std::move(cta));
-  if (c->roles.empty()) {
-    x.engine.schedule_in(Duration::zero(), [&x, c] { finish_cta(x, *c); });
-    return;
-  }
+  const sim::Time at = dispatch(x, l.rank);
   for (auto& role : c->roles) {
     RoleRun* r = role.get();
-    x.engine.schedule_in(Duration::zero(), [&x, r] { advance(x, *r); });
+    x.engine.schedule_at(at, [&x, r] { advance(x, *r); });
   }
 }
 
@@ -54,12 +99,15 @@ void finish_cta(Runner& x, CtaRun& c) {
   const int sm = c.sm;
   ++x.stats.ctas;
   ++l.finished;
-  auto it =
-      std::find_if(l.ctas.begin(), l.ctas.end(), [&](const auto& p) { return p.get() == &c; });
-  MGSIM_CHECK(it != l.ctas.end(), "finished CTA not found");
-  l.ctas.erase(it);
+  const std::size_t slot = c.slot;
+  MGSIM_CHECK(slot < l.ctas.size() && l.ctas[slot].get() == &c, "finished CTA not found");
+  if (slot + 1 != l.ctas.size()) {
+    l.ctas[slot] = std::move(l.ctas.back());
+    l.ctas[slot]->slot = slot;
+  }
+  l.ctas.pop_back();
   if (l.next < l.grid) start_cta(x, l, sm);
-  if (l.finished == l.grid) finish_launch(l);
+  maybe_finish_launch(x, l);
 }
 
 // Places the CTAs of the first wave: ctas_per_sm from the kernel's threads, registers and
@@ -95,13 +143,15 @@ void place(Runner& x, LaunchRun& l) {
                     "({} per SM x {} SMs)",
                     k.name, l.grid, slots, per_sm, spec.sm.count));
   const std::int64_t first = std::min(l.grid, slots);
-  for (std::int64_t i = 0; i < first; ++i) start_cta(x, l, static_cast<int>(i % spec.sm.count));
-  if (l.grid == 0) finish_launch(l);
+  for (std::int64_t i = 0; i < first && l.next < l.grid; ++i)
+    start_cta(x, l, -1);
+  maybe_finish_launch(x, l);
 }
 
 }  // namespace
 
-int launch(Runner& x, int rank, int kernel, Env env, std::function<void()> done) {
+int launch(Runner& x, int rank, int kernel, Env env, sim::Duration start,
+           std::function<void()> done) {
   auto run = std::make_unique<LaunchRun>();
   run->id = static_cast<int>(x.launches.size());
   run->rank = rank;
@@ -110,7 +160,7 @@ int launch(Runner& x, int rank, int kernel, Env env, std::function<void()> done)
   run->done = std::move(done);
   LaunchRun* l = run.get();
   x.launches.push_back(std::move(run));
-  x.engine.schedule_in(x.spec.launch.kernel, [&x, l] { place(x, *l); });
+  x.engine.schedule_in(start, [&x, l] { place(x, *l); });
   return l->id;
 }
 
@@ -122,9 +172,14 @@ std::string blocked_reason(const Runner& x, int id) {
   const LaunchRun& l = *x.launches.at(static_cast<std::size_t>(id));
   const KernelDef& k = *l.def;
   if (!l.started) return fmt::format("kernel '{}' to start", k.name);
+  // The first blocked role of the lowest-numbered CTA (l.ctas is in no order).
+  std::vector<const CtaRun*> live;
+  for (const auto& c : l.ctas) live.push_back(c.get());
+  std::sort(live.begin(), live.end(),
+            [](const CtaRun* a, const CtaRun* b) { return a->index < b->index; });
   std::string first;
   int more = 0;
-  for (const auto& c : l.ctas) {
+  for (const CtaRun* c : live) {
     for (const auto& r : c->roles) {
       if (r->done || !r->waiting.blocked()) continue;
       if (first.empty()) {

@@ -76,6 +76,7 @@ struct LaunchRun;
 
 struct CtaRun {
   LaunchRun* launch = nullptr;
+  std::size_t slot = 0;  // its place in launch->ctas
   int index = 0;
   int sm = 0;
   int roles_left = 0;
@@ -90,8 +91,17 @@ struct LaunchRun {
   Env env;
   std::int64_t grid = 0, next = 0, finished = 0;
   std::function<void()> done;
-  std::vector<std::unique_ptr<CtaRun>> ctas;  // live CTAs (finished ones are released)
+  sim::Time tail;  // when its last CTA without roles was dispatched
+  // Live CTAs, in no order (a finished one is swapped with the last and released).
+  std::vector<std::unique_ptr<CtaRun>> ctas;
   bool started = false;
+};
+
+// A GPU's CTA dispatcher (launch.cpp's dispatch()): the round it is filling.
+struct Dispatcher {
+  sim::Time round_at;    // when the current round's CTAs start
+  sim::Time next_round;  // the earliest the next round can open
+  int in_round = 0;      // CTAs handed out in the current round
 };
 
 // What every part of the runner shares: the machine, the flags, the launches, the statistics.
@@ -107,7 +117,8 @@ struct Runner {
         world(static_cast<int>(g.size())),
         budget(b),
         stats(s),
-        flags(ks) {}
+        flags(ks),
+        dispatchers(g.size()) {}
 
   const KernelSet& kernels;
   sim::Engine& engine;
@@ -121,6 +132,7 @@ struct Runner {
   Flags flags;
   std::vector<std::unique_ptr<LaunchRun>> launches;
   std::uint64_t hint = 0;  // spreads peer routes over equal-cost paths
+  std::vector<Dispatcher> dispatchers;  // per rank (launch.cpp)
 
   models::Gpu& gpu(int rank) const { return gpus[static_cast<std::size_t>(rank)]; }
   int rank_of(const RoleRun& r) const;  // the rank of r's launch

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 
@@ -52,20 +53,82 @@ Mainloop busiest_cta(const traces::Schedule& gemm, int sms, std::int64_t m, std:
 
 }  // namespace
 
-// Empty kernels back to back on one stream: t = a + ctas x d, a = the launch.
+// The launch model of models/launch.hpp and models/host.hpp from launch.csv's empty kernel, one
+// mode at a time, each fit using the earlier ones. A kernel of C CTAs ends (C - 1) x per_cta
+// after it starts (the dispatcher; the CTAs do nothing).
+//   graph_back_to_back: t = graph_node + (C - 1) x per_cta (the GPU alone; line in C);
+//   host_enqueue:       t = host.launch (the host alone);
+//   single_event:       t = host.launch + latency + (C - 1) x per_cta (events around one launch);
+//   stream_back_to_back where the GPU binds (t > 1.1 x host.launch): t = gap + (C - 1) x per_cta;
+//   graph_single:       t = host.graph_launch + latency + (C - 1) x per_cta;
+//   single_sync (host wall time): t = host.launch + latency + (C - 1) x per_cta + host.sync.
 void launch(Calibrator& c) {
-  const MeasurementTable& launch = c.table("launch.csv");
-  const Rows lr = select(c, launch, {{"kernel", "empty"}, {"mode", "stream_back_to_back"}});
-  const FitResult lf = fit_line(launch, lr, c.column(launch, "grid_ctas", Unit::none),
-                                c.column(launch, "us_per_launch_median", Unit::microseconds),
-                                LineFit::intercept_relative, "t = a + ctas x d");
-  const double a = lf.coefficients[0] * 1e-6;
-  c.write(
-      "launch.kernel", ps_value(a), a,
-      fmt::format("fit: launch.csv lines {} (empty kernel, stream back to back), least squares "
-                  "t = a + ctas x d weighted 1/t, a = launch, d = {:.3f} ns per CTA, R^2={:.6f} "
-                  "(host-bound: the host's enqueue rate, docs/MEASUREMENTS.md caveat 2)",
-                  lines(launch, lr), lf.coefficients[1] * 1e3, lf.r2));
+  const MeasurementTable& t = c.table("launch.csv");
+  const std::size_t ctas = c.column(t, "grid_ctas", Unit::none);
+  const std::size_t us = c.column(t, "us_per_launch_median", Unit::microseconds);
+  auto rows = [&](std::string_view mode) { return select(c, t, {{"kernel", "empty"}, {"mode", mode}}); };
+  const Rows graph = rows("graph_back_to_back");
+  const FitResult gf =
+      fit_line(t, graph, ctas, us, LineFit::intercept_relative, "t = a + ctas x d");
+  const double per_cta = gf.coefficients[1] * 1e-6;
+  const double node = gf.coefficients[0] * 1e-6 + per_cta;
+  if (per_cta <= 0 || node <= 0)
+    out_of_range(t, fmt::format("graph fit a = {} us, d = {} us", gf.coefficients[0],
+                                gf.coefficients[1]));
+  auto dispatch = [&](std::size_t r) { return (t.number(r, ctas) - 1) * per_cta; };
+  auto sec = [&](std::size_t r) { return t.number(r, us) * 1e-6; };
+  const std::string graph_fit =
+      fmt::format("fit: launch.csv lines {} (empty kernel, graph_back_to_back), least squares t = a "
+                  "+ ctas x d weighted 1/t, a = {:.3f} us, d = {:.4f} ns, R^2={:.6f}",
+                  lines(t, graph), gf.coefficients[0], per_cta * 1e9, gf.r2);
+  c.write("launch.per_cta", ps_value(per_cta), per_cta, graph_fit, "per_cta = d");
+  c.write("launch.graph_node", ps_value(node), node, graph_fit,
+          "graph_node = a + d (a kernel of C CTAs ends (C - 1) x per_cta after it starts)");
+
+  const Rows enqueue = rows("host_enqueue");
+  const double host = mean_of(t, enqueue, sec, "host.launch");
+  c.write("host.launch", ps_value(host), host,
+          fmt::format("fit: launch.csv lines {} (empty kernel, host_enqueue: host wall time per "
+                      "launch call), mean",
+                      lines(t, enqueue)));
+
+  const Rows single = rows("single_event");
+  const double latency =
+      mean_of(t, single, [&](std::size_t r) { return sec(r) - host - dispatch(r); },
+              "launch.latency");
+  c.write("launch.latency", ps_value(latency), latency,
+          fmt::format("fit: launch.csv lines {} (empty kernel, single_event: events around one "
+                      "launch), mean of t - host.launch - (ctas - 1) x per_cta",
+                      lines(t, single)));
+
+  const Rows b2b = select(c, t, {{"kernel", "empty"}, {"mode", "stream_back_to_back"}},
+                          [&](std::size_t r) { return sec(r) > 1.1 * host; });
+  const double gap = mean_of(t, b2b, [&](std::size_t r) { return sec(r) - dispatch(r); },
+                             "launch.gap");
+  c.write("launch.gap", ps_value(gap), gap,
+          fmt::format("fit: launch.csv lines {} (empty kernel, stream_back_to_back where the GPU "
+                      "binds: more than 1.1 x host.launch per launch), mean of t - (ctas - 1) x "
+                      "per_cta",
+                      lines(t, b2b)));
+
+  const Rows gsingle = rows("graph_single");
+  const double graph_launch = mean_of(
+      t, gsingle, [&](std::size_t r) { return sec(r) - latency - dispatch(r); },
+      "host.graph_launch");
+  c.write("host.graph_launch", ps_value(graph_launch), graph_launch,
+          fmt::format("fit: launch.csv lines {} (empty kernel, graph_single: events around one "
+                      "replay of a one-kernel graph), mean of t - launch.latency - (ctas - 1) x "
+                      "per_cta",
+                      lines(t, gsingle)));
+
+  const Rows sync = rows("single_sync");
+  const double sync_cost = mean_of(
+      t, sync, [&](std::size_t r) { return sec(r) - host - latency - dispatch(r); }, "host.sync");
+  c.write("host.sync", ps_value(sync_cost), sync_cost,
+          fmt::format("fit: launch.csv lines {} (empty kernel, single_sync: host wall time of a "
+                      "launch and a stream synchronize), mean of t - host.launch - launch.latency "
+                      "- (ctas - 1) x per_cta",
+                      lines(t, sync)));
 }
 
 // The sustained tensor clock. Large cuBLAS GEMMs run at the power cap (the SM clock read after

@@ -108,17 +108,35 @@ void nvlink_latency(Calibrator& c) {
                       flag.line_of(fr[0])));
 }
 
-// One push by one engine, events around it: t = a + bytes / b; the setup is a less the route's
-// latency.
+// Copy-engine copies from peer_ce.csv, the host's share first:
+//   host.memcpy: pushes back to back (`stream` mode) up to 256 KiB, where the host's call rate
+//     binds (the engine would take under 3 us), mean time per copy;
+//   one push by one engine, events around it: t = host.memcpy + setup + nvlink.latency + bytes/b,
+//     least squares t = a + bytes / b; setup = a - host.memcpy - nvlink.latency;
+//   one pull, events around it, up to 256 KiB (where the setup is most of the time):
+//     pull_setup = mean of t - host.memcpy - nvlink.latency - bytes / b.
 void copy_engine(Calibrator& c) {
   const MeasurementTable& ce = c.table("peer_ce.csv");
+  const std::size_t bytes = c.column(ce, "bytes", Unit::bytes);
+  const std::size_t us = c.column(ce, "us_per_copy_median", Unit::microseconds);
+  const double latency = c.fitted("nvlink.latency").value;
+  const Rows hr = select(c, ce, {{"mode", "stream"}, {"streams", "1"}}, [&](std::size_t r) {
+    const std::string& d = ce.text(r, c.column(ce, "direction", Unit::none));
+    return (d == "0to1_push" || d == "1to0_push") && ce.number(r, bytes) <= 256 * 1024;
+  });
+  const ConstantFit hf = fit_constant(ce, hr, us, "host-bound copy = m");
+  const double host = hf.coefficients[0] * 1e-6;
+  c.write("host.memcpy", ps_value(host), host,
+          fmt::format("fit: peer_ce.csv lines {} (pushes back to back, stream mode, 1 KiB - "
+                      "256 KiB: the host's call rate binds), least-squares constant = {:.3f} us "
+                      "(rows {:.3f} - {:.3f} us)",
+                      lines(ce, hr), host * 1e6, hf.min, hf.max));
+
   const Rows cr = select(c, ce, {{"direction", "0to1_push"}, {"mode", "single"}, {"streams", "1"}});
-  const FitResult cf = fit_line(ce, cr, c.column(ce, "bytes", Unit::bytes),
-                                c.column(ce, "us_per_copy_median", Unit::microseconds),
-                                LineFit::intercept_relative, "t = a + bytes/b");
+  const FitResult cf = fit_line(ce, cr, bytes, us, LineFit::intercept_relative, "t = a + bytes/b");
   const double a = cf.coefficients[0] * 1e-6;
   const double b = 1e6 / cf.coefficients[1];
-  const double setup = a - c.fitted("nvlink.latency").value;
+  const double setup = a - host - latency;
   if (cf.coefficients[1] <= 0 || setup < 0)
     out_of_range(ce,
                  fmt::format("copy-engine fit gives a = {} s, 1/b = {}", a, cf.coefficients[1]));
@@ -127,10 +145,21 @@ void copy_engine(Calibrator& c) {
       "weighted 1/t, a = {:.3f} us, b = {:.3f} GB/s, R^2={:.6f}",
       lines(ce, cr), a * 1e6, b * 1e-9, cf.r2);
   c.write("copy_engine.setup", ps_value(setup), setup, ce_fit,
-          "setup = a - nvlink.latency (the route's latency)");
+          "setup = a - host.memcpy - nvlink.latency (the call, then the route's latency)");
   c.write("copy_engine.bandwidth", bw_value(b), b, ce_fit,
           "one engine reaches the port rate (splitting over streams never helps, "
           "docs/MEASUREMENTS.md)");
+
+  const Rows pr = select(c, ce, {{"direction", "0to1_pull"}, {"mode", "single"}},
+                         [&](std::size_t r) { return ce.number(r, bytes) <= 256 * 1024; });
+  const double pull = mean_of(
+      ce, pr,
+      [&](std::size_t r) { return ce.number(r, us) * 1e-6 - host - latency - ce.number(r, bytes) / b; },
+      "copy_engine.pull_setup");
+  c.write("copy_engine.pull_setup", ps_value(pull), pull,
+          fmt::format("fit: peer_ce.csv lines {} (0to1_pull, single, 1 KiB - 256 KiB), mean of t - "
+                      "host.memcpy - nvlink.latency - bytes / copy_engine.bandwidth",
+                      lines(ce, pr)));
 }
 
 // The port: links x the link rate nvidia-smi reports; the protocol efficiency is what the copy

@@ -1,0 +1,159 @@
+// The host thread and the GPU's stream queue (models/host.hpp, models/launch.hpp,
+// traces/executor.hpp): what the host's calls cost, how the GPU pipelines what they enqueue,
+// synchronisation, graphs and the CTA dispatcher. Every expected time is derived in a comment.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "models/hardware_loader.hpp"
+#include "sim/engine.hpp"
+#include "sim/fluid.hpp"
+#include "traces/executor.hpp"
+#include "tests/traces/crossbar.hpp"
+
+using namespace mgsim;
+using namespace mgsim::traces;
+
+namespace {
+
+using sim::Duration;
+
+// The H200 preset with round numbers for what these tests time: copies of 1000 B in local HBM
+// take 2 us setup + 500 ns HBM latency + 1000 B / 50 GB/s (20 ns) = 2.52 us on the GPU.
+models::HardwareSpec machine() {
+  models::HardwareSpec hw = models::load_hardware("h200");
+  hw.copy_engine.count = 4;
+  hw.copy_engine.bandwidth = sim::Bandwidth::GBps(50);
+  hw.copy_engine.setup = Duration::us(2);
+  hw.hbm.latency = Duration::ns(500);
+  hw.host.memcpy = Duration::us(3);
+  hw.host.launch = Duration::us(4);
+  hw.host.event_record = Duration::us(1);
+  hw.host.sync = Duration::us(1);
+  hw.host.graph_launch = Duration::us(1);
+  hw.launch.latency = Duration::us(2);
+  hw.launch.gap = Duration::us(1);
+  hw.launch.graph_node = Duration::ns(500);
+  hw.launch.per_cta = Duration::ns(1);
+  return hw;
+}
+
+RunResult run(const std::string& text, const models::HardwareSpec& hw = machine()) {
+  const Schedule s = load_schedule(sim::Node::load_string(text, "h.yaml"));
+  sim::Engine engine;
+  sim::FluidNetwork net(engine);
+  test::Crossbar fabric(net, 2);
+  return execute(s, param_values(s, {}), engine, net, fabric, hw);
+}
+
+const StreamResult& stream(const RunResult& r, int rank, const std::string& name) {
+  for (const auto& s : r.streams)
+    if (s.rank == rank && s.stream == name) return s;
+  FAIL("no stream " << name << " on rank " << rank);
+  return r.streams.front();
+}
+
+constexpr std::int64_t us(double v) { return static_cast<std::int64_t>(v * 1e6 + 0.5); }
+
+// An empty kernel of GRID CTAs (its role runs on no CTA).
+const char* kEmptyKernel = R"(
+kernels:
+  empty:
+    grid: GRID
+    threads: 128
+    roles:
+      - {name: none, if: cta < 0, ops: [{compute: {flops: 1}}]}
+)";
+
+}  // namespace
+
+TEST_CASE("back-to-back copies pipeline at the host's rate, or at the GPU's when it is slower") {
+  const char* text = R"(world: 1
+streams:
+  - name: s
+    ops: [{for: {var: i, from: 0, to: 10, ops: [{memcpy: {bytes: 1000}}]}}]
+)";
+  // host.memcpy 3 us > 2.52 us on the GPU: copy k's call returns at 3(k+1) us and the idle GPU
+  // runs it at once; the 10th ends at 30 + 2.52 us. The host's last call returned at 30 us.
+  RunResult r = run(text);
+  CHECK(stream(r, 0, "s").end.picoseconds() == us(32.52));
+  CHECK(stream(r, 0, "s").host_end.picoseconds() == us(30));
+  // host.memcpy 1 us < 2.52: the host runs ahead; the first copy starts at 1 us, the others
+  // queue behind it: 1 + 10 x 2.52 = 26.2 us.
+  models::HardwareSpec fast = machine();
+  fast.host.memcpy = Duration::us(1);
+  r = run(text, fast);
+  CHECK(stream(r, 0, "s").end.picoseconds() == us(26.2));
+  CHECK(stream(r, 0, "s").host_end.picoseconds() == us(10));
+}
+
+TEST_CASE("streams on one host thread are served in turn: two GPUs start one after the other") {
+  const char* text = R"(world: 2
+streams:
+  - name: s
+    host: 0
+    ops: [{memcpy: {bytes: 1000}}]
+)";
+  // One thread: rank 0's call returns at 3 us, rank 1's at 6 us; each copy takes 2.52 us.
+  RunResult r = run(text);
+  CHECK(stream(r, 0, "s").end.picoseconds() == us(5.52));
+  CHECK(stream(r, 1, "s").end.picoseconds() == us(8.52));
+  // A thread per rank (the default): both at 3 + 2.52 us.
+  r = run(R"(world: 2
+streams: [{name: s, ops: [{memcpy: {bytes: 1000}}]}]
+)");
+  CHECK(stream(r, 1, "s").end.picoseconds() == us(5.52));
+}
+
+TEST_CASE("a sync blocks the host until the stream is done; records mark the GPU's time") {
+  const RunResult r = run(R"(world: 1
+streams:
+  - name: s
+    ops:
+      - record: a
+      - memcpy: {bytes: 1000}
+      - sync: stream
+      - memcpy: {bytes: 1000}
+      - record: b
+)");
+  // record a: the call returns at 1 us, the idle GPU marks it then. The copy's call returns at
+  // 4 us and runs to 6.52; the sync returns host.sync later, at 7.52; the second copy's call
+  // returns at 10.52 and runs to 13.04; record b's call returns at 14.04, after the copy.
+  CHECK(stream(r, 0, "s").end.picoseconds() == us(14.04));
+  CHECK(stream(r, 0, "s").host_end.picoseconds() == us(14.04));
+  REQUIRE(r.recorded.size() == 2);
+  CHECK(r.recorded[0].at.picoseconds() == us(1));
+  CHECK(r.recorded[1].at.picoseconds() == us(14.04));
+}
+
+TEST_CASE("an isolated launch waits launch.latency, a queued one launch.gap, a graph node less") {
+  auto end_of = [](const std::string& ops, const models::HardwareSpec& hw) {
+    const RunResult r = run(std::string("world: 1\nparams: {GRID: 1}\n") + kEmptyKernel +
+                                "streams: [{name: s, ops: " + ops + "}]\n",
+                            hw);
+    REQUIRE(r.blocked.empty());
+    return stream(r, 0, "s").end.picoseconds();
+  };
+  // One launch: the call returns at 4 us, the kernel starts 2 us later and its one CTA does
+  // nothing: 6 us.
+  CHECK(end_of("[launch: empty]", machine()) == us(6));
+  // Three launches with host.launch 0.1 us: the first starts at 0.1 + 2 = 2.1 us; the others
+  // were queued by then and each starts launch.gap after the previous ends: 3.1, 4.1 us.
+  models::HardwareSpec quick = machine();
+  quick.host.launch = Duration::ns(100);
+  CHECK(end_of("[launch: empty, launch: empty, launch: empty]", quick) == us(4.1));
+  // A graph of three kernels: one call (1 us) enqueues them; the first starts 2 us later, the
+  // next two launch.graph_node apart: 3, 3.5, 4 us.
+  CHECK(end_of("[graph: [launch: empty, launch: empty, launch: empty]]", machine()) == us(4));
+}
+
+TEST_CASE("the dispatcher starts a round of one CTA per SM every sm.count x per_cta") {
+  const models::HardwareSpec hw = machine();
+  const std::int64_t sms = hw.sm.count;
+  const std::string grid = std::to_string(3 * sms);
+  const RunResult r = run(std::string("world: 1\nparams: {GRID: ") + grid + "}\n" + kEmptyKernel +
+                          "streams: [{name: s, ops: [launch: empty]}]\n");
+  // 3 x sm.count CTAs: rounds at 6 us, 6 us + sm.count ns, 6 us + 2 sm.count ns; the empty
+  // CTAs end as they start.
+  CHECK(stream(r, 0, "s").end.picoseconds() == us(6) + 2 * sms * 1000);
+}
