@@ -22,6 +22,7 @@
 #include "models/nvswitch.hpp"
 #include "models/pcie.hpp"
 #include "models/sm.hpp"
+#include "models/sync.hpp"
 #include "models/tma.hpp"
 
 namespace mgsim::models {
@@ -40,6 +41,7 @@ struct HardwareSpec {
   NicSpec nic;
   LaunchSpec launch;
   HostSpec host;
+  SyncSpec sync;
   std::map<std::string, std::string> sources;  // "hbm.bandwidth" -> "datasheet: ..."
 };
 

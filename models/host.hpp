@@ -21,7 +21,8 @@ struct HostSpec {
   sim::Duration launch = sim::Duration::us(4);        // cudaLaunchKernel
   sim::Duration memcpy = sim::Duration::us(3);        // cudaMemcpyAsync / cudaMemcpyPeerAsync
   sim::Duration event_record = sim::Duration::us(1);  // cudaEventRecord of a timing event
-  sim::Duration event_record_untimed = sim::Duration::ns(500);  // ... of a cudaEventDisableTiming one
+  sim::Duration event_record_untimed =
+      sim::Duration::ns(500);                         // ... of a cudaEventDisableTiming one
   sim::Duration stream_wait = sim::Duration::us(1);   // cudaStreamWaitEvent
   sim::Duration graph_launch = sim::Duration::us(2);  // cudaGraphLaunch
   sim::Duration sync = sim::Duration::us(3);  // GPU work done -> cudaStreamSynchronize returns

@@ -15,8 +15,8 @@
 namespace mgsim::models {
 
 struct LaunchSpec {
-  sim::Duration latency = sim::Duration::us(2);     // host call returned -> kernel starts (idle)
-  sim::Duration gap = sim::Duration::us(1);         // previous op ended -> queued kernel starts
+  sim::Duration latency = sim::Duration::us(2);       // host call returned -> kernel starts (idle)
+  sim::Duration gap = sim::Duration::us(1);           // previous op ended -> queued kernel starts
   sim::Duration graph_node = sim::Duration::ns(500);  // between kernel nodes of a graph
   sim::Duration per_cta = sim::Duration::ps(600);     // CTA dispatch interval, per GPU
 };

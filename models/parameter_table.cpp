@@ -148,8 +148,8 @@ const std::array kParameters = {
                                                    "engines usable by one GPU"),
     param<&H::copy_engine, &CopyEngineSpec::setup>("copy_engine", "setup", "s", kRequired,
                                                    "fixed cost per transfer (push, local)"),
-    param<&H::copy_engine, &CopyEngineSpec::pull_setup>("copy_engine", "pull_setup", "s",
-                                                        kRequired, "fixed cost per peer read"),
+    param<&H::copy_engine, &CopyEngineSpec::pull_setup>("copy_engine", "pull_setup", "s", kRequired,
+                                                        "fixed cost per peer read"),
     param<&H::copy_engine, &CopyEngineSpec::bandwidth>("copy_engine", "bandwidth", "B/s", kRequired,
                                                        "one engine's peak rate"),
     // nvlink
@@ -205,12 +205,26 @@ const std::array kParameters = {
                                              "host thread time of cudaGraphLaunch"),
     param<&H::host, &HostSpec::sync>("host", "sync", "s", kRequired,
                                      "GPU work done -> synchronize returns"),
+    // sync
+    param<&H::sync, &SyncSpec::flag_latency>("sync", "flag_latency", "s", kRequired,
+                                             "flag store -> poll sees it, one GPU"),
+    param<&H::sync, &SyncSpec::remote_poll>("sync", "remote_poll", "s", kRequired,
+                                            "extra when the waiter polls a peer's flag"),
+    param<&H::sync, &SyncSpec::atomic>("sync", "atomic", "s", kRequired,
+                                       "extra latency of an atomic flag write"),
+    param<&H::sync, &SyncSpec::atomic_interval>("sync", "atomic_interval", "s", kRequired,
+                                                "atomics to one address, one per interval"),
+    param<&H::sync, &SyncSpec::fence_cta>("sync", "fence_cta", "s", kRequired,
+                                          "fence.cta (__threadfence_block)"),
+    param<&H::sync, &SyncSpec::fence_gpu>("sync", "fence_gpu", "s", kRequired,
+                                          "fence.gpu (__threadfence)"),
+    param<&H::sync, &SyncSpec::fence_system>("sync", "fence_system", "s", kRequired,
+                                             "fence.sys (__threadfence_system)"),
 };
 
-constexpr std::array<std::string_view, 12> kSections = {"sm",     "tma",      "ldst",  "l2",
-                                                        "hbm",    "copy_engine", "nvlink",
-                                                        "nvswitch", "pcie",   "nic",   "launch",
-                                                        "host"};
+constexpr std::array<std::string_view, 13> kSections = {
+    "sm",       "tma",  "ldst", "l2",     "hbm",  "copy_engine", "nvlink",
+    "nvswitch", "pcie", "nic",  "launch", "host", "sync"};
 
 }  // namespace
 

@@ -9,7 +9,8 @@
 namespace mgsim::traces {
 
 CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
-                             CollectiveTransport transport, CollectiveKind kind, int ranks, std::int64_t bytes, std::int64_t chunk,
+                             CollectiveTransport transport, CollectiveKind kind, int ranks,
+                             std::int64_t bytes, std::int64_t chunk,
                              std::function<void(int)> on_rank_done)
     : engine_(engine),
       transfers_(transfers),

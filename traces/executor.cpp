@@ -56,8 +56,8 @@ struct StreamRun {
 // A host thread serves API calls one at a time, in the order they are made (models/host.hpp).
 struct HostThread {
   std::int64_t id = 0;
-  sim::Time free;       // when its last call returns
-  int blocked_by = -1;  // the stream whose sync holds it
+  sim::Time free;                             // when its last call returns
+  int blocked_by = -1;                        // the stream whose sync holds it
   std::deque<std::function<void()>> pending;  // calls made while it was blocked
 };
 
@@ -163,8 +163,7 @@ class Executor {
 
   // Holds stream i's thread for `cost` from when it is free, then enqueues `commands` on the GPU
   // side and makes the stream's next call.
-  void host_call(int i, sim::Duration cost, std::string_view label,
-                 std::vector<Command> commands) {
+  void host_call(int i, sim::Duration cost, std::string_view label, std::vector<Command> commands) {
     HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
     if (t.blocked_by >= 0) {
       t.pending.push_back([this, i, cost, label, commands = std::move(commands)]() mutable {
@@ -193,15 +192,15 @@ class Executor {
   void call(int i, const Op& op, const RecordOp& record) {
     StreamRun& st = stream(i);
     const EventKey key = event_key(st, record.event, st.rank);
-    host_call(i, hw_.host.event_record, "cudaEventRecord",
-              one(op, false, [this, i, key](sim::Duration) {
-                events_.set(key, 1, false, [this](int waiter) { resume_later(waiter); });
-                event_results_.push_back(
-                    {std::get<0>(key), s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
-                     std::get<2>(key), engine_.now()});
-                (void)i;
-                return true;
-              }));
+    host_call(
+        i, hw_.host.event_record, "cudaEventRecord", one(op, false, [this, i, key](sim::Duration) {
+          events_.set(key, 1, false, [this](int waiter) { resume_later(waiter); });
+          event_results_.push_back({std::get<0>(key),
+                                    s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
+                                    std::get<2>(key), engine_.now()});
+          (void)i;
+          return true;
+        }));
   }
 
   void call(int i, const Op& op, const WaitOp& wait) {
@@ -211,17 +210,15 @@ class Executor {
     host_call(i, hw_.host.stream_wait, "cudaStreamWaitEvent",
               one(op, false, [this, i, key, rank](sim::Duration) {
                 if (events_.wait(key, 1, i)) return true;
-                stream(i).waiting = fmt::format(
-                    "event '{}' (index {}) on rank {}",
-                    s_.event_names[static_cast<std::size_t>(std::get<1>(key))], std::get<2>(key),
-                    rank);
+                stream(i).waiting =
+                    fmt::format("event '{}' (index {}) on rank {}",
+                                s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
+                                std::get<2>(key), rank);
                 return false;
               }));
   }
 
-  void call(int i, const Op&, const DelayOp& delay) {
-    host_call(i, delay.duration, "delay", {});
-  }
+  void call(int i, const Op&, const DelayOp& delay) { host_call(i, delay.duration, "delay", {}); }
 
   // Blocks the thread, once it is free, until the work enqueued before is done.
   void call(int i, const Op&, const SynchronizeOp&) {
@@ -291,11 +288,11 @@ class Executor {
       it->second.streams.assign(static_cast<std::size_t>(world_), -1);
     } else if (it->second.run->kind() != c.kind || it->second.run->bytes() != bytes) {
       throw sim::ConfigError(
-          op.where, fmt::format("rank {} calls {} of {} bytes where rank(s) before it "
-                                "called {} of {} bytes (collective #{} of stream '{}')",
-                                st.rank, to_string(c.kind), bytes,
-                                to_string(it->second.run->kind()), it->second.run->bytes(), seen,
-                                stream_name(st)));
+          op.where,
+          fmt::format("rank {} calls {} of {} bytes where rank(s) before it "
+                      "called {} of {} bytes (collective #{} of stream '{}')",
+                      st.rank, to_string(c.kind), bytes, to_string(it->second.run->kind()),
+                      it->second.run->bytes(), seen, stream_name(st)));
     }
     Entry* entry = &it->second;
     host_call(i, cost, "ncclCollective", one(op, sm, [this, i, entry](sim::Duration launch) {
@@ -335,14 +332,13 @@ class Executor {
       const sim::Time begin = engine_.now();
       // The launch's slice is named by its kernel.
       const std::string_view name = s_.kernels.kernels[static_cast<std::size_t>(kernel)].name;
-      st.launch =
-          kernels_->launch(st.rank, kernel, std::move(env), start, [this, i, name, begin] {
-            StreamRun& done = stream(i);
-            done.launch = -1;
-            kernel_results_.push_back(
-                {done.rank, stream_name(done), std::string(name), begin, engine_.now()});
-            op_done(i, name);
-          });
+      st.launch = kernels_->launch(st.rank, kernel, std::move(env), start, [this, i, name, begin] {
+        StreamRun& done = stream(i);
+        done.launch = -1;
+        kernel_results_.push_back(
+            {done.rank, stream_name(done), std::string(name), begin, engine_.now()});
+        op_done(i, name);
+      });
       return false;
     });
   }
@@ -365,9 +361,8 @@ class Executor {
   void host_call_then(int i, std::function<void()> then) {
     HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
     if (t.blocked_by >= 0) {
-      t.pending.push_back([this, i, then = std::move(then)]() mutable {
-        host_call_then(i, std::move(then));
-      });
+      t.pending.push_back(
+          [this, i, then = std::move(then)]() mutable { host_call_then(i, std::move(then)); });
       return;
     }
     engine_.schedule_at(std::max(engine_.now(), t.free), std::move(then));
@@ -414,9 +409,9 @@ class Executor {
       sim::Duration launch = sim::Duration::zero();
       if (c.kernel) {
         // Queued behind the previous op (it waited): the GPU pipelines it; else it is isolated.
-        launch = c.graph_node                 ? hw_.launch.graph_node
+        launch = c.graph_node              ? hw_.launch.graph_node
                  : c.ready < engine_.now() ? hw_.launch.gap
-                                              : hw_.launch.latency;
+                                           : hw_.launch.latency;
       }
       st.running = c.op;
       began_[static_cast<std::size_t>(i)] = engine_.now();

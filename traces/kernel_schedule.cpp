@@ -114,13 +114,14 @@ class KernelParser {
       wait,
       arrive,
       sync,
+      fence,
       for_
     };
     static constexpr std::pair<const char*, Kind> kinds[] = {
         {"load", Kind::load},     {"store", Kind::store},     {"reduce", Kind::reduce},
         {"mma", Kind::mma},       {"compute", Kind::compute}, {"mainloop", Kind::mainloop},
         {"signal", Kind::signal}, {"wait", Kind::wait},       {"arrive", Kind::arrive},
-        {"sync", Kind::sync},     {"for", Kind::for_}};
+        {"sync", Kind::sync},     {"fence", Kind::fence},     {"for", Kind::for_}};
     sim::MapReader r(node, "kernel op");
     KernelOp op;
     op.where = node.location();
@@ -161,6 +162,12 @@ class KernelParser {
         SyncOp sync;
         sync.barrier = parse_barrier(body, &sync.count);
         op.what = std::move(sync);
+        break;
+      }
+      case Kind::fence: {
+        sim::MapReader fr(body, "fence");
+        op.what = FenceOp{parse_scope(fr.required("scope"))};
+        fr.finish();
         break;
       }
       case Kind::for_:
@@ -301,12 +308,38 @@ class KernelParser {
       if (v.has_value() == a.has_value())
         node.fail("signal takes exactly one of 'value' and 'add'");
       op.add = a.has_value();
+      op.atomic = op.add;
       op.value = Expr::parse(a ? *a : *v, scope_);
+      if (auto at = r.optional("atomic")) op.atomic = op.atomic || at->as_bool();
+      if (auto o = r.optional("order")) {
+        const std::string order = o->as_string();
+        if (order != "relaxed" && order != "release")
+          fail_choice(*o, "signal order", order, {"relaxed", "release"});
+        if (order == "release") op.release = MemoryScope::system;
+      }
+      if (auto s = r.optional("scope")) {
+        if (!op.release) s->fail("'scope' is the scope of a release: it needs 'order: release'");
+        op.release = parse_scope(*s);
+      }
     } else {
       op.value = Expr::parse(r.required("value"), scope_);
+      if (auto o = r.optional("order")) {
+        const std::string order = o->as_string();
+        if (order != "relaxed" && order != "acquire")
+          fail_choice(*o, "wait order", order, {"relaxed", "acquire"});
+        op.acquire = order == "acquire";
+      }
     }
     r.finish();
     return op;
+  }
+
+  static MemoryScope parse_scope(const sim::Node& node) {
+    const std::string s = node.as_string();
+    if (s == "cta") return MemoryScope::cta;
+    if (s == "gpu") return MemoryScope::gpu;
+    if (s != "system") fail_choice(node, "scope", s, {"cta", "gpu", "system"});
+    return MemoryScope::system;
   }
 
   // An arrive (count null) or a sync (its count, default 1, into *count): returns the barrier.

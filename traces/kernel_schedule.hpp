@@ -127,14 +127,28 @@ struct FlagRef {
   Expr value;                // signal: the value set or added; wait: the threshold
 };
 
+// The scope of a fence or of a release (PTX's .cta, .gpu, .sys).
+enum class MemoryScope { cta, gpu, system };
+
 struct SignalOp : FlagRef {
   static constexpr const char* kName = "signal";
-  bool add = false;  // add `value` instead of setting it
+  bool add = false;     // add `value` instead of setting it (an atomic add)
+  bool atomic = false;  // an atomic write (atomicExch); always true with `add`
+  // A release store: a fence of this scope first. Unset: a relaxed (volatile) store.
+  std::optional<MemoryScope> release;
 };
 
-// A kernel's `wait` (named apart from the host's traces::WaitOp on events).
+// A kernel's `wait` (named apart from the host's traces::WaitOp on events). `acquire` is
+// accepted for what the code does and costs nothing more (models/sync.hpp).
 struct FlagWaitOp : FlagRef {
   static constexpr const char* kName = "wait";
+  bool acquire = false;
+};
+
+// fence {scope}: __threadfence_block / __threadfence / __threadfence_system.
+struct FenceOp {
+  static constexpr const char* kName = "fence";
+  MemoryScope scope = MemoryScope::gpu;
 };
 
 struct ArriveOp {
@@ -159,7 +173,7 @@ struct KernelOp {
   sim::SourceLocation where;
   std::optional<Expr> condition;
   std::variant<LoadOp, StoreOp, ReduceOp, MmaOp, ComputeOp, MainloopOp, SignalOp, FlagWaitOp,
-               ArriveOp, SyncOp, KernelForOp>
+               ArriveOp, SyncOp, FenceOp, KernelForOp>
       what;
 };
 

@@ -176,7 +176,8 @@ class Parser {
         break;
       case Kind::sync: {
         const std::string what = body.as_string();
-        if (what != "stream" && what != "device") fail_choice(body, "sync", what, {"stream", "device"});
+        if (what != "stream" && what != "device")
+          fail_choice(body, "sync", what, {"stream", "device"});
         op.what = SynchronizeOp{what == "device"};
         break;
       }

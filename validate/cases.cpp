@@ -38,16 +38,17 @@ Measure read_measure(const sim::Node& node) {
   }
   const std::string k = node.as_string();
   if (k == "end") return m;
-  if (k != "host") node.fail(fmt::format("measure '{}': expected end, host or {{from: EVENT, to: EVENT}}", k));
+  if (k != "host")
+    node.fail(fmt::format("measure '{}': expected end, host or {{from: EVENT, to: EVENT}}", k));
   m.kind = Measure::Kind::host;
   return m;
 }
 
 struct Group {
   sim::SourceLocation where_key;
-  Pairs where;           // column -> text value
-  Pairs set;             // param -> value
-  std::string schedule;  // the family's unless the group names its own
+  Pairs where;                     // column -> text value
+  Pairs set;                       // param -> value
+  std::string schedule;            // the family's unless the group names its own
   std::optional<Measure> measure;  // the family's unless the group names its own
 };
 
@@ -136,10 +137,10 @@ double measure(const traces::RunResult& result, const Measure& m, const Family& 
     for (const traces::StreamResult& sr : result.streams)
       if (sr.rank == f.stream_rank && sr.stream == f.stream) found = &sr;
     if (!found)
-      throw sim::ConfigError(at, fmt::format("the schedule {} has no stream '{}' on rank {} for "
-                                             "this row (the manifest's {} family, {}:{})",
-                                             schedule, f.stream, f.stream_rank, f.data, f.at.file,
-                                             f.at.line));
+      throw sim::ConfigError(
+          at, fmt::format("the schedule {} has no stream '{}' on rank {} for "
+                          "this row (the manifest's {} family, {}:{})",
+                          schedule, f.stream, f.stream_rank, f.data, f.at.file, f.at.line));
   }
   switch (m.kind) {
     case Measure::Kind::end:

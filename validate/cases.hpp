@@ -29,8 +29,8 @@
 // Contract: every key is checked (MapReader); a row matched by no group or by two is a
 // ConfigError naming the data file and line, so every measured row has a schedule. A case's
 // prediction is what `measure` says (by default the simulated end of the whole schedule or of the
-// named `stream`), divided by `divide_by`. Deterministic. Ignores: the measurements' spread (medians
-// are compared).
+// named `stream`), divided by `divide_by`. Deterministic. Ignores: the measurements' spread
+// (medians are compared).
 #pragma once
 
 #include <cstddef>

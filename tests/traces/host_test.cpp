@@ -8,8 +8,8 @@
 #include "models/hardware_loader.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
-#include "traces/executor.hpp"
 #include "tests/traces/crossbar.hpp"
+#include "traces/executor.hpp"
 
 using namespace mgsim;
 using namespace mgsim::traces;

@@ -144,6 +144,71 @@ TEST_CASE("a signal reaches a peer after the route latency") {
   CHECK(stream_end(r.result, 1, "s") == 2'000'000);
 }
 
+// The flag and fence costs of models/sync.hpp with round numbers.
+models::HardwareSpec sync_device() {
+  models::HardwareSpec hw = toy_device();
+  hw.sync.flag_latency = sim::Duration::ns(300);
+  hw.sync.remote_poll = sim::Duration::ns(200);
+  hw.sync.atomic = sim::Duration::ns(60);
+  hw.sync.atomic_interval = sim::Duration::ns(100);
+  hw.sync.fence_gpu = sim::Duration::ns(200);
+  hw.sync.fence_system = sim::Duration::ns(500);
+  return hw;
+}
+
+TEST_CASE("a flag is seen flag_latency after a store on its GPU, later when polled from a peer") {
+  // One GPU: CTA 0 fences (200 ns) and stores at 1.2 us; CTA 1, polling the same GPU's flag
+  // since 1 us, sees it 300 ns later: 1.5 us.
+  auto r = run_kernels(
+      one_kernel("2",
+                 "      - {name: tx, if: cta == 0, ops: [{fence: {scope: gpu}}, {signal: {flag: "
+                 "f, value: 1}}]}\n"
+                 "      - {name: rx, if: cta == 1, ops: [{wait: {flag: f, value: 1}}]}\n"),
+      1, sync_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 1'500'000);
+  // Rank 0 stores into its own flag at 1.2 us; rank 1 polls it over the fabric: the route's 1 us
+  // plus remote_poll 200 ns: 2.4 us.
+  r = run_kernels(
+      one_kernel("1",
+                 "      - {name: tx, if: rank == 0, ops: [{fence: {scope: gpu}}, {signal: {flag: "
+                 "f, value: 1}}]}\n"
+                 "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, rank: 0, value: 1, "
+                 "order: acquire}}]}\n",
+                 2),
+      2, sync_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 1, "s") == 2'400'000);
+}
+
+TEST_CASE("fences hold the role; a release store fences first; atomics to one flag serialise") {
+  // A gpu-scope fence: 1 us + 200 ns.
+  auto r = run_kernels(one_kernel("1", "      - {name: f, ops: [{fence: {scope: gpu}}]}\n"), 1,
+                       sync_device());
+  CHECK(stream_end(r.result, 0, "s") == 1'200'000);
+  // A release at system scope to rank 1: the role fences 500 ns (ends 1.5 us), then the store
+  // lands after the 1 us route: rank 1's wait on its own flag ends at 2.5 us.
+  r = run_kernels(
+      one_kernel("1",
+                 "      - {name: tx, if: rank == 0, ops: [{signal: {flag: f, rank: 1, value: 1, "
+                 "order: release, scope: system}}]}\n"
+                 "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n",
+                 2),
+      2, sync_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 1'500'000);
+  CHECK(stream_end(r.result, 1, "s") == 2'500'000);
+  // Four CTAs add 1 to one flag at 1 us: atomics arrive 60 ns later and are applied 100 ns
+  // apart (1.06, 1.16, 1.26, 1.36 us); CTA 0's waiter for 4 sees the last 300 ns later: 1.66 us.
+  r = run_kernels(
+      one_kernel("4",
+                 "      - {name: tx, ops: [{signal: {flag: f, add: 1}}]}\n"
+                 "      - {name: rx, if: cta == 0, ops: [{wait: {flag: f, value: 4}}]}\n"),
+      1, sync_device());
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 1'660'000);
+}
+
 TEST_CASE("arrive and sync order two roles of a CTA") {
   // The loader computes 1e6 flops (1 us, alone on the pipe), then arrives; the consumer's sync
   // releases 50 mbarrier cycles (50 ns) later, then it computes 2e6 flops alone: 2 us.

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/traces/free_host.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "tests/traces/crossbar.hpp"
+#include "tests/traces/free_host.hpp"
 #include "traces/executor.hpp"
 
 namespace mgsim::test {

@@ -96,12 +96,13 @@ streams: [{name: s, ops: [{launch: k}]}]
              Catch::Contains("signal takes exactly one of 'value' and 'add'"));
   // An op is one of the op keys: two of them, or none, is an error that lists them. Keys are read
   // in the list's order, so the second found (sync) is reported at its value (column 69).
-  CHECK_THAT(load_error(R"(kernels:
+  CHECK_THAT(
+      load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{compute: {cycles: 1}, sync: b}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
 )"),
-             Catch::Contains("k.yaml:2:69: error: a kernel op holds exactly one of load, store, "
-                             "reduce, mma, compute, mainloop, signal, wait, arrive, sync, for"));
+      Catch::Contains("k.yaml:2:69: error: a kernel op holds exactly one of load, store, "
+                      "reduce, mma, compute, mainloop, signal, wait, arrive, sync, fence, for"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{if: 1}]}]}
 streams: [{name: s, ops: [{launch: k}]}]

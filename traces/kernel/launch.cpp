@@ -143,8 +143,7 @@ void place(Runner& x, LaunchRun& l) {
                     "({} per SM x {} SMs)",
                     k.name, l.grid, slots, per_sm, spec.sm.count));
   const std::int64_t first = std::min(l.grid, slots);
-  for (std::int64_t i = 0; i < first && l.next < l.grid; ++i)
-    start_cta(x, l, -1);
+  for (std::int64_t i = 0; i < first && l.next < l.grid; ++i) start_cta(x, l, -1);
   maybe_finish_launch(x, l);
 }
 

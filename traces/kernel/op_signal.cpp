@@ -1,37 +1,94 @@
-// signal {flag, index, rank, value | add}: sets (or adds to) a flag in the memory of `rank`.
-// The write lands on the target one route latency later (at once when local); the role goes on
-// at once. A waiter the write releases sees it one route latency later when the flag is remote
-// to it (it polls over the fabric), at once when local.
+// signal {flag, index, rank, value | add, atomic, order, scope}: sets (or adds to) a flag in the
+// memory of `rank` (models/sync.hpp states the costs).
+//   - A release signal first holds the role for the fence of its scope (sync.fence_*); the store
+//     is posted: the role goes on at once after it.
+//   - The write lands on the owner one route latency later (at once when local), sync.atomic
+//     later when atomic; atomics to one flag are applied one per sync.atomic_interval at the
+//     owner, in arrival order.
+//   - A waiter the write releases sees it: on the owner's GPU, sync.flag_latency later when the
+//     writer was on that GPU too (a remote write's route latency includes its detection); from
+//     another GPU (polling over the fabric), one route latency + sync.remote_poll later.
+#include <algorithm>
+
 #include "traces/kernel/ops.hpp"
 #include "traces/kernel/walker.hpp"
 
 namespace mgsim::traces::kernel {
 namespace {
 
-void set_flag(Runner& x, const FlagKey& key, std::int64_t value, bool add) {
-  x.flags.set(key, value, add, [&x, &key](RoleRun& waiter) {
+void set_flag(Runner& x, const FlagKey& key, int writer, std::int64_t value, bool add) {
+  x.flags.set(key, value, add, [&x, &key, writer](RoleRun& waiter) {
     const int rank = x.rank_of(waiter);
     const int owner = std::get<0>(key);
-    resume_after(x, waiter,
-                 owner == rank ? Duration::zero() : x.fabric.route(owner, rank, 0).latency);
+    const models::SyncSpec& sync = x.spec.sync;
+    Duration seen = Duration::zero();
+    if (owner != rank) {
+      seen = x.fabric.route(owner, rank, 0).latency + sync.remote_poll;
+    } else if (writer == owner) {
+      seen = sync.flag_latency;
+    }
+    resume_after(x, waiter, seen);
   });
 }
 
+void store(Runner& x, int writer, const FlagKey& key, std::int64_t value, bool add, bool atomic) {
+  const int target = std::get<0>(key);
+  const models::SyncSpec& sync = x.spec.sync;
+  Duration lands =
+      target == writer ? Duration::zero() : x.fabric.route(writer, target, x.hint++).latency;
+  if (atomic) {
+    lands += sync.atomic;
+    // One address's atomic unit applies them one at a time.
+    sim::Time& free = x.atomic_free[key];
+    const sim::Time at = std::max(x.engine.now() + lands, free);
+    free = at + sync.atomic_interval;
+    lands = at - x.engine.now();
+  }
+  if (lands == Duration::zero()) {
+    set_flag(x, key, writer, value, add);
+    return;
+  }
+  x.engine.schedule_in(lands,
+                       [&x, key, writer, value, add] { set_flag(x, key, writer, value, add); });
+}
+
 }  // namespace
+
+Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope) {
+  switch (scope) {
+    case MemoryScope::cta:
+      return sync.fence_cta;
+    case MemoryScope::gpu:
+      return sync.fence_gpu;
+    case MemoryScope::system:
+      return sync.fence_system;
+  }
+  return sync.fence_system;
+}
 
 bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   const int rank = x.rank_of(r);
   const int target = op.rank ? x.check_rank(*op.rank, r.env) : rank;
   const FlagKey key{target, op.flag, op.index.eval(r.env)};
   const std::int64_t value = op.value.eval(r.env);
-  const bool add = op.add;
-  if (target == rank) {
-    set_flag(x, key, value, add);
+  if (!op.release) {
+    store(x, rank, key, value, op.add, op.atomic);
     return true;
   }
-  const Duration latency = x.fabric.route(rank, target, x.hint++).latency;
-  x.engine.schedule_in(latency, [&x, key, value, add] { set_flag(x, key, value, add); });
-  return true;
+  // The fence, then the store; the role goes on when the store is posted.
+  const bool add = op.add, atomic = op.atomic;
+  x.engine.schedule_in(fence_cost(x.spec.sync, *op.release),
+                       [&x, &r, rank, key, value, add, atomic] {
+                         store(x, rank, key, value, add, atomic);
+                         resume_after(x, r, Duration::zero());
+                       });
+  return false;
+}
+
+// fence {scope}: holds the role for the fence's cost.
+bool start_fence(Runner& x, RoleRun& r, const FenceOp& op) {
+  resume_after(x, r, fence_cost(x.spec.sync, op.scope));
+  return false;
 }
 
 }  // namespace mgsim::traces::kernel

@@ -28,6 +28,9 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op);
 bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& op);
 bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& op);
 bool start_sync(Runner& x, RoleRun& r, const SyncOp& op);
+bool start_fence(Runner& x, RoleRun& r, const FenceOp& op);  // op_signal.cpp
+// What a fence of `scope` costs its thread (models/sync.hpp).
+Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope);
 
 // Starts `op` on `r` through its kind's unit. REQUIRES: op is not a `for` (the walker's).
 inline bool start_op(Runner& x, RoleRun& r, const KernelOp& op) {
@@ -47,6 +50,7 @@ inline bool start_op(Runner& x, RoleRun& r, const KernelOp& op) {
     bool operator()(const FlagWaitOp& o) const { return start_wait(x, r, o); }
     bool operator()(const ArriveOp& o) const { return start_arrive(x, r, o); }
     bool operator()(const SyncOp& o) const { return start_sync(x, r, o); }
+    bool operator()(const FenceOp& o) const { return start_fence(x, r, o); }
     bool operator()(const KernelForOp&) const {
       throw sim::InternalError(
           fmt::format("{}:{}: the walker enters for loops itself", op.where.file, op.where.line));

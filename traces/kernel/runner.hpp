@@ -131,8 +131,9 @@ struct Runner {
   KernelRunner::Stats& stats;
   Flags flags;
   std::vector<std::unique_ptr<LaunchRun>> launches;
-  std::uint64_t hint = 0;  // spreads peer routes over equal-cost paths
-  std::vector<Dispatcher> dispatchers;  // per rank (launch.cpp)
+  std::uint64_t hint = 0;                    // spreads peer routes over equal-cost paths
+  std::vector<Dispatcher> dispatchers;       // per rank (launch.cpp)
+  std::map<FlagKey, sim::Time> atomic_free;  // per flag: when its owner applies the next atomic
 
   models::Gpu& gpu(int rank) const { return gpus[static_cast<std::size_t>(rank)]; }
   int rank_of(const RoleRun& r) const;  // the rank of r's launch

@@ -66,21 +66,23 @@ void launch(Calibrator& c) {
   const MeasurementTable& t = c.table("launch.csv");
   const std::size_t ctas = c.column(t, "grid_ctas", Unit::none);
   const std::size_t us = c.column(t, "us_per_launch_median", Unit::microseconds);
-  auto rows = [&](std::string_view mode) { return select(c, t, {{"kernel", "empty"}, {"mode", mode}}); };
+  auto rows = [&](std::string_view mode) {
+    return select(c, t, {{"kernel", "empty"}, {"mode", mode}});
+  };
   const Rows graph = rows("graph_back_to_back");
   const FitResult gf =
       fit_line(t, graph, ctas, us, LineFit::intercept_relative, "t = a + ctas x d");
   const double per_cta = gf.coefficients[1] * 1e-6;
   const double node = gf.coefficients[0] * 1e-6 + per_cta;
   if (per_cta <= 0 || node <= 0)
-    out_of_range(t, fmt::format("graph fit a = {} us, d = {} us", gf.coefficients[0],
-                                gf.coefficients[1]));
+    out_of_range(
+        t, fmt::format("graph fit a = {} us, d = {} us", gf.coefficients[0], gf.coefficients[1]));
   auto dispatch = [&](std::size_t r) { return (t.number(r, ctas) - 1) * per_cta; };
   auto sec = [&](std::size_t r) { return t.number(r, us) * 1e-6; };
-  const std::string graph_fit =
-      fmt::format("fit: launch.csv lines {} (empty kernel, graph_back_to_back), least squares t = a "
-                  "+ ctas x d weighted 1/t, a = {:.3f} us, d = {:.4f} ns, R^2={:.6f}",
-                  lines(t, graph), gf.coefficients[0], per_cta * 1e9, gf.r2);
+  const std::string graph_fit = fmt::format(
+      "fit: launch.csv lines {} (empty kernel, graph_back_to_back), least squares t = a "
+      "+ ctas x d weighted 1/t, a = {:.3f} us, d = {:.4f} ns, R^2={:.6f}",
+      lines(t, graph), gf.coefficients[0], per_cta * 1e9, gf.r2);
   c.write("launch.per_cta", ps_value(per_cta), per_cta, graph_fit, "per_cta = d");
   c.write("launch.graph_node", ps_value(node), node, graph_fit,
           "graph_node = a + d (a kernel of C CTAs ends (C - 1) x per_cta after it starts)");
@@ -93,9 +95,8 @@ void launch(Calibrator& c) {
                       lines(t, enqueue)));
 
   const Rows single = rows("single_event");
-  const double latency =
-      mean_of(t, single, [&](std::size_t r) { return sec(r) - host - dispatch(r); },
-              "launch.latency");
+  const double latency = mean_of(
+      t, single, [&](std::size_t r) { return sec(r) - host - dispatch(r); }, "launch.latency");
   c.write("launch.latency", ps_value(latency), latency,
           fmt::format("fit: launch.csv lines {} (empty kernel, single_event: events around one "
                       "launch), mean of t - host.launch - (ctas - 1) x per_cta",
@@ -103,8 +104,8 @@ void launch(Calibrator& c) {
 
   const Rows b2b = select(c, t, {{"kernel", "empty"}, {"mode", "stream_back_to_back"}},
                           [&](std::size_t r) { return sec(r) > 1.1 * host; });
-  const double gap = mean_of(t, b2b, [&](std::size_t r) { return sec(r) - dispatch(r); },
-                             "launch.gap");
+  const double gap = mean_of(
+      t, b2b, [&](std::size_t r) { return sec(r) - dispatch(r); }, "launch.gap");
   c.write("launch.gap", ps_value(gap), gap,
           fmt::format("fit: launch.csv lines {} (empty kernel, stream_back_to_back where the GPU "
                       "binds: more than 1.1 x host.launch per launch), mean of t - (ctas - 1) x "

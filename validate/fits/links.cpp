@@ -108,6 +108,47 @@ void nvlink_latency(Calibrator& c) {
                       flag.line_of(fr[0])));
 }
 
+// The flag model of models/sync.hpp from flag.csv's one-way times (round trip / 2):
+//   flag_latency = same_gpu, volatile (a store and a poll on one GPU);
+//   remote_poll = write_local_poll_remote, volatile, less nvlink.latency (the remote write's
+//     one-way time, polled locally): what polling over the fabric adds;
+//   atomic = the mean over the three locations of atomic less volatile.
+void flags(Calibrator& c) {
+  const MeasurementTable& flag = c.table("flag.csv");
+  const std::size_t one_way = c.column(flag, "one_way_us_median", Unit::microseconds);
+  auto row = [&](std::string_view location, std::string_view sync) {
+    const Rows r = select(c, flag, {{"location", location}, {"sync", sync}});
+    if (r.size() != 1) out_of_range(flag, fmt::format("expected one {} / {} row", location, sync));
+    return r[0];
+  };
+  auto us = [&](std::size_t r) { return flag.number(r, one_way) * 1e-6; };
+  const std::size_t same = row("same_gpu", "volatile");
+  c.write("sync.flag_latency", ps_value(us(same)), us(same),
+          fmt::format("measured: flag.csv line {}, one-way volatile flag between two CTAs of one "
+                      "GPU (round trip / 2)",
+                      flag.line_of(same)));
+  const std::size_t remote = row("write_local_poll_remote", "volatile");
+  const double poll = us(remote) - c.fitted("nvlink.latency").value;
+  if (poll < 0) out_of_range(flag, fmt::format("remote poll {} s", poll));
+  c.write("sync.remote_poll", ps_value(poll), poll,
+          fmt::format("fit: flag.csv line {} (local store, remote poll, volatile: one way {:.4f} "
+                      "us) less nvlink.latency",
+                      flag.line_of(remote), us(remote) * 1e6));
+  Rows atomics;
+  double extra = 0;
+  for (const char* location : {"write_remote_poll_local", "write_local_poll_remote", "same_gpu"}) {
+    const std::size_t a = row(location, "atomic");
+    atomics.push_back(a);
+    extra += us(a) - us(row(location, "volatile"));
+  }
+  extra /= 3;
+  if (extra < 0) out_of_range(flag, fmt::format("atomic flag write costs {} s", extra));
+  c.write("sync.atomic", ps_value(extra), extra,
+          fmt::format("fit: flag.csv lines {} (atomic) against the volatile rows, mean of the "
+                      "one-way differences",
+                      lines(flag, atomics)));
+}
+
 // Copy-engine copies from peer_ce.csv, the host's share first:
 //   host.memcpy: pushes back to back (`stream` mode) up to 256 KiB, where the host's call rate
 //     binds (the engine would take under 3 us), mean time per copy;
@@ -154,7 +195,9 @@ void copy_engine(Calibrator& c) {
                          [&](std::size_t r) { return ce.number(r, bytes) <= 256 * 1024; });
   const double pull = mean_of(
       ce, pr,
-      [&](std::size_t r) { return ce.number(r, us) * 1e-6 - host - latency - ce.number(r, bytes) / b; },
+      [&](std::size_t r) {
+        return ce.number(r, us) * 1e-6 - host - latency - ce.number(r, bytes) / b;
+      },
       "copy_engine.pull_setup");
   c.write("copy_engine.pull_setup", ps_value(pull), pull,
           fmt::format("fit: peer_ce.csv lines {} (0to1_pull, single, 1 KiB - 256 KiB), mean of t - "
