@@ -83,10 +83,6 @@ void check_consistency(const HardwareSpec& spec, const SourceLocation& where) {
     fail(fmt::format("sm.shared_memory_per_cta ({}) exceeds sm.shared_memory ({})",
                      sim::to_string(spec.sm.shared_memory_per_cta),
                      sim::to_string(spec.sm.shared_memory)));
-  if (spec.ldst.bytes_in_flight_per_warp > spec.ldst.bytes_in_flight_per_sm)
-    fail(fmt::format("ldst.bytes_in_flight_per_warp ({}) exceeds ldst.bytes_in_flight_per_sm ({})",
-                     sim::to_string(spec.ldst.bytes_in_flight_per_warp),
-                     sim::to_string(spec.ldst.bytes_in_flight_per_sm)));
 }
 
 HardwareSpec load_root(const Node& root, int depth) {

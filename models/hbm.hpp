@@ -15,6 +15,7 @@ struct HbmSpec {
   sim::Bandwidth bandwidth = sim::Bandwidth::GBps(3'350);        // peak (read) bandwidth
   sim::Bandwidth write_bandwidth = sim::Bandwidth::GBps(3'350);  // peak write-only bandwidth
   sim::Duration latency = sim::Duration::ns(600);                // idle load-to-use latency
+  sim::Duration write_latency = sim::Duration::ns(20);  // a local store holds its slot this long
 };
 
 }  // namespace mgsim::models

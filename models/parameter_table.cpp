@@ -120,12 +120,10 @@ const std::array kParameters = {
     // ldst
     param<&H::ldst, &LdStSpec::coalescing_granularity>("ldst", "coalescing_granularity", "B",
                                                        kRequired, "sector an access splits into"),
-    param<&H::ldst, &LdStSpec::bytes_in_flight_per_warp>("ldst", "bytes_in_flight_per_warp", "B",
-                                                         kRequired, "outstanding bytes per warp"),
-    param<&H::ldst, &LdStSpec::bytes_in_flight_per_sm>("ldst", "bytes_in_flight_per_sm", "B",
-                                                       kRequired, "outstanding bytes per SM"),
     param<&H::ldst, &LdStSpec::multimem>("ldst", "multimem", "bool", kRequired,
                                          "multimem instructions available"),
+    param<&H::ldst, &LdStSpec::store_rate>("ldst", "store_rate", "B/s", kRequired,
+                                           "one SM's posted stores"),
     param<&H::ldst, &LdStSpec::nvlink_efficiency>("ldst", "nvlink_efficiency", "ratio", kRequired,
                                                   "peer bandwidth relative to a copy engine's"),
     // l2
@@ -143,6 +141,8 @@ const std::array kParameters = {
     param<&H::hbm, &HbmSpec::write_bandwidth>("hbm", "write_bandwidth", "B/s", kRequired,
                                               "peak write-only bandwidth"),
     param<&H::hbm, &HbmSpec::latency>("hbm", "latency", "s", kRequired, "idle load-to-use latency"),
+    param<&H::hbm, &HbmSpec::write_latency>("hbm", "write_latency", "s", kRequired,
+                                            "a local store holds its slot"),
     // copy_engine
     param<&H::copy_engine, &CopyEngineSpec::count>("copy_engine", "count", "count", kRequired,
                                                    "engines usable by one GPU"),

@@ -207,6 +207,16 @@ class KernelParser {
       op.buffer = intern(set_.buffer_names, name);
     }
     if (auto g = r.optional("region")) op.region = Expr::parse(*g, scope_);
+    for (auto [key, field] : {std::pair{"threads", &op.threads}, std::pair{"vector", &op.vector},
+                              std::pair{"unroll", &op.unroll}}) {
+      auto n = r.optional(key);
+      if (!n) continue;
+      if (op.via == Via::tma)
+        n->fail(fmt::format("'{}' sets an ld/st access's parallelism; a TMA transfer's is its "
+                            "messages (tma.messages_in_flight of tma.max_message)",
+                            key));
+      *field = Expr::parse(*n, scope_);
+    }
     if (auto w = r.optional("working_set")) {
       if constexpr (is_load) {
         op.working_set = Expr::parse(*w, scope_);

@@ -79,6 +79,9 @@ struct TransferOp {
   Via via = Via::tma;
   int buffer = -1;  // index into KernelSet::buffer_names, -1 when not named
   std::optional<Expr> region;
+  // ld/st and multimem: what sets the bytes in flight (threads x vector x unroll), each defaulted
+  // when omitted: the CTA's threads, 16 B (a 128-bit access), 4 accesses in flight per thread.
+  std::optional<Expr> threads, vector, unroll;
 };
 
 struct LoadOp : TransferOp {

@@ -131,11 +131,11 @@ TEST_CASE("overrides are checked for consistency like a file", "[models][errors]
   // The same through a file given as text, and with several overrides: all of them are named.
   try {
     load_hardware_from_string("base: h100\n", "what_if.yaml",
-                              {{"ldst.bytes_in_flight_per_sm", "1KiB"}, {"sm.count", "100"}});
+                              {{"sm.shared_memory", "1KiB"}, {"sm.count", "100"}});
     FAIL("no error");
   } catch (const ConfigError& e) {
-    CHECK(e.where().file == "overrides ldst.bytes_in_flight_per_sm=1KiB, sm.count=100");
-    CHECK_THAT(e.message(), Catch::Contains("exceeds ldst.bytes_in_flight_per_sm (1KiB)"));
+    CHECK(e.where().file == "overrides sm.shared_memory=1KiB, sm.count=100");
+    CHECK_THAT(e.message(), Catch::Contains("exceeds sm.shared_memory (1KiB)"));
   }
   // Overrides that move both sides together stay consistent.
   const HardwareSpec ok =

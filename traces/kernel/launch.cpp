@@ -129,6 +129,7 @@ void place(Runner& x, LaunchRun& l) {
     throw sim::ConfigError(k.where, fmt::format("kernel '{}': registers and shared_memory "
                                                 "cannot be negative",
                                                 k.name));
+  l.threads = res.threads;
   const int per_sm = spec.sm.ctas_per_sm(res);
   if (per_sm == 0)
     throw sim::ConfigError(

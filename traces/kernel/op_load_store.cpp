@@ -6,8 +6,13 @@
 // (+ route latency for a peer).
 //   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L, per-CTA rate cap =
 //     TmaSpec::bytes_in_flight(bytes) / L (messages_in_flight x min(bytes, max_message));
-//   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L,
-//     cap = bytes_in_flight_per_sm / L.
+//   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L, cap = the bytes
+//     in flight the op declares (ldst_window: threads x vector x unroll) over the time each
+//     access holds its slot (Little's law): a local load hbm.latency (the L2 mix with a working
+//     set), a local store hbm.write_latency (until the write is acknowledged), a peer access the
+//     route's round trip (a load's request out and data back; a store's data out and its
+//     acknowledgement back: posted, but the SM holds the slot until then); a store is also
+//     capped at ldst.store_rate, one SM's posted-store rate whatever it keeps in flight.
 // store with add (TMA store-add, cp.reduce.async.bulk .add): as a TMA store, plus the
 // destination's L2 reduction resource (l2.reduction_bandwidth: the read-modify-write) and the
 // destination's HBM a second time (the read of the read-modify-write); a peer store-add crosses
@@ -20,6 +25,7 @@
 // Without W, h = 0.
 // Ignores: L2 hits other than a load's declared working set (stores go to HBM), L2 bandwidth
 // used by misses.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string_view>
@@ -80,7 +86,14 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     fixed += spec.tma.issue_time(spec.sm.clock);
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
-    cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
+    Duration held = latency;  // a local load: the path latency
+    if (peer != rank) {
+      held = x.fabric.route(rank, peer, 0).latency + x.fabric.route(peer, rank, 0).latency;
+    } else if (!is_load) {
+      held = spec.hbm.write_latency;
+    }
+    cap = window_rate(ldst_window(r, op), held);
+    if (!is_load) cap = std::min(cap, spec.ldst.store_rate);
   }
   const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
   const Bytes misses = moved - hits;
@@ -96,6 +109,15 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
 }
 
 }  // namespace
+
+std::int64_t ldst_window(const RoleRun& r, const TransferOp& op) {
+  constexpr std::int64_t kVector = 16, kUnroll = 4;  // a 128-bit access, 4 per thread in flight
+  const std::int64_t threads =
+      op.threads ? op.threads->eval_positive(r.env, "threads") : r.cta->launch->threads;
+  const std::int64_t vector = op.vector ? op.vector->eval_positive(r.env, "vector") : kVector;
+  const std::int64_t unroll = op.unroll ? op.unroll->eval_positive(r.env, "unroll") : kUnroll;
+  return mul(op.bytes, mul(op.bytes, threads, vector), unroll);
+}
 
 bool start_load_store(Runner& x, RoleRun& r, const LoadOp& load) {
   return start_transfer(x, r, load, "load bytes", true, load.working_set, false);

@@ -2,7 +2,7 @@
 //
 // Model (needs every route to cross a switch, and spec.nvswitch.multicast for a store,
 // spec.nvswitch.reduction for a reduce): fixed = route latency + switch latency, then one phase
-// of concurrent flows, each capped at ldst.bytes_in_flight_per_sm / that latency:
+// of concurrent flows, each capped at the op's bytes in flight (ldst_window) / that latency:
 //   store X: X over r's uplink, X over every other rank's downlink (multicast);
 //   reduce X (ld_reduce): X over every other rank's uplink (each contributor's egress once), X
 //            over r's downlink (the result's ingress once), that one also capped at
@@ -48,7 +48,7 @@ bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer
   const int other = (rank + 1) % x.world;
   const PeerRoute mine = route_of(rank, other);
   const Duration latency = mine.latency + spec.nvswitch.latency;
-  const Bandwidth cap = window_rate(spec.ldst.bytes_in_flight_per_sm.count(), latency);
+  const Bandwidth cap = window_rate(ldst_window(r, transfer), latency);
   begin_phases(r);
   add_phase(r, latency);
   for (int q = 0; q < x.world; ++q) {

@@ -29,6 +29,9 @@ bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& op);
 bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& op);
 bool start_sync(Runner& x, RoleRun& r, const SyncOp& op);
 bool start_fence(Runner& x, RoleRun& r, const FenceOp& op);  // op_signal.cpp
+// The bytes an ld/st or multimem access keeps in flight per CTA: threads x vector x unroll, each
+// the op's or its default (the CTA's threads, 16 B, 4); op_load_store.cpp.
+std::int64_t ldst_window(const RoleRun& r, const TransferOp& op);
 // What a fence of `scope` costs its thread (models/sync.hpp).
 Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope);
 

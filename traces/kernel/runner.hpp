@@ -90,6 +90,7 @@ struct LaunchRun {
   const KernelDef* def = nullptr;
   Env env;
   std::int64_t grid = 0, next = 0, finished = 0;
+  std::int64_t threads = 0;  // per CTA, evaluated when placed
   std::function<void()> done;
   sim::Time tail;  // when its last CTA without roles was dispatched
   // Live CTAs, in no order (a finished one is swapped with the last and released).

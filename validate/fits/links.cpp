@@ -226,13 +226,9 @@ void nvlink_port(Calibrator& c) {
           fmt::format("efficiency = b / ({} x {:.3f} GB/s)", links, link_rate * 1e-9));
 }
 
-// ld/st: the bytes one SM keeps in flight, r x L.
-void peer_ldst(Calibrator& c) {
-  const PeerFit p = fit_peer(c, "peer_ldst.csv", "ldst");
-  const double in_flight = p.per_sm * p.round_trip;
-  c.write("ldst.bytes_in_flight_per_sm", fmt::format("{}B", std::llround(in_flight)), in_flight,
-          fmt::format("{} = {:.0f} B", p.per_sm_statement, in_flight));
-}
+// ld/st: the saturated rate only; what one SM keeps in flight is the kernel's (threads x vector
+// x unroll, traces/kernel/op_load_store.cpp), not a fitted number.
+void peer_ldst(Calibrator& c) { fit_peer(c, "peer_ldst.csv", "ldst"); }
 
 // TMA: r x L in the measuring kernel's 32 KiB messages, and that message size.
 void peer_tma(Calibrator& c) {

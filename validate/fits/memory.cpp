@@ -10,7 +10,8 @@
 namespace mgsim::validate::fits {
 namespace {
 
-// Facts of the measuring kernel hbm_l2.cu, needed to turn a rate into in-flight bytes.
+// Facts of the measuring kernel hbm_l2.cu (kernels.cuh read_words: 16-byte loads, 4 in flight
+// per thread), needed to turn a rate into in-flight bytes.
 constexpr double kHbmLoadsInFlightPerThread = 4;
 constexpr double kHbmLoadBytes = 16;
 // The per-SM HBM rate is fitted where it is linear in SMs.
@@ -28,11 +29,18 @@ void hbm(Calibrator& c) {
   const std::size_t sms = c.column(hbm, "sms", Unit::none);
   const std::size_t gbps = c.column(hbm, "gbps_median", Unit::gbps);
   const std::size_t threads = c.column(hbm, "threads_per_cta", Unit::none);
-  const Rows read_few = select(c, hbm, {{"op", "read"}}, [&](std::size_t r) {
-    return hbm.number(r, sms) <= kHbmLinearUpToSms;
-  });
-  const FitResult hf =
-      fit_line(hbm, read_few, sms, gbps, LineFit::through_origin, "gbps = r x sms");
+  // Loads: Little's law on the measuring kernel's bytes in flight gives the read latency.
+  // Stores are posted: one SM writes at a rate of its own whatever it keeps in flight
+  // (validate/data/h200-single/mlp.csv: 63.0-63.2 GB/s from 2 KiB to 64 KiB in flight), so the
+  // write rows give that rate, not a latency.
+  auto per_sm_rate = [&](const char* op) {
+    const Rows few = select(c, hbm, {{"op", op}}, [&](std::size_t r) {
+      return hbm.number(r, sms) <= kHbmLinearUpToSms;
+    });
+    const FitResult hf = fit_line(hbm, few, sms, gbps, LineFit::through_origin, "gbps = r x sms");
+    return std::pair{few, hf};
+  };
+  const auto [read_few, hf] = per_sm_rate("read");
   const double per_sm = hf.coefficients[0] * 1e9;
   const double cta_threads = hbm.number(read_few.front(), threads);
   const double in_flight = cta_threads * kHbmLoadsInFlightPerThread * kHbmLoadBytes;
@@ -43,6 +51,12 @@ void hbm(Calibrator& c) {
                       "({:.0f} B: {:.0f} threads x {:.0f} x {:.0f} B) / r",
                       lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, in_flight,
                       cta_threads, kHbmLoadsInFlightPerThread, kHbmLoadBytes));
+  const auto [write_few, wf] = per_sm_rate("write");
+  const double store_rate = wf.coefficients[0] * 1e9;
+  c.write("ldst.store_rate", bw_value(store_rate), store_rate,
+          fmt::format("fit: hbm.csv lines {} (write, 1-{:.0f} SMs), least squares gbps = r x sms, "
+                      "R^2={:.6f}; r is one SM's posted-store rate",
+                      lines(hbm, write_few), kHbmLinearUpToSms, wf.r2));
   const int count = c.base().sm.count;
   for (const auto& [op, parameter] :
        {std::pair{"read", "hbm.bandwidth"}, std::pair{"write", "hbm.write_bandwidth"}}) {
