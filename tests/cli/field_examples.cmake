@@ -47,9 +47,9 @@ mgsim_cli_test(field.gemm_ar_multimem 0 "total: 163.331504 us (163331504 ps)"
   run examples/field/gemm_ar_multimem.yaml --topology hgx-h200-8)
 
 # All-reduce of 4 MiB: ring (host collective: 30.42 us, pinned in tests/cli/CMakeLists.txt as
-# example.all_reduce_ring.cli_sweep), one-shot ld/st (G's examples/kernels/, 103.05 us), two-shot
+# example.all_reduce_ring.cli_sweep), one-shot ld/st (G's examples/kernels/, 102.47 us), two-shot
 # ld/st (here), NVLS (G's examples/kernels/all_reduce_nvls.yaml at 4 MiB, here).
-mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 45.571974 us (45571974 ps)"
+mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 44.991974 us (44991974 ps)"
   run examples/field/all_reduce_twoshot_ldst.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.all_reduce_nvls_4mib 0 "total: 24.007574 us (24007574 ps)"
   run examples/kernels/all_reduce_nvls.yaml --topology hgx-h200-8 -D SIZE=4MiB)
@@ -71,7 +71,7 @@ mgsim_cli_test(field.ulysses_attention 0 "total: 1039.618312 us (1039618312 ps)"
 # the L2: the experts' GEMMs carry 6442450944 B at 9278.757 GB/s = 694.322628 us, just above the
 # TMA peer ingress: each rank receives 7 x 16 MiB in the dispatch and again in the combine,
 # 234881024 B at (0.949 x 0.8196 = 0.7778004) x 450 GB/s = 350.01018 GB/s = 671.068482 us.
-mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1462.576848 us (1462576848 ps)"
+mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1463.230251 us (1463230251 ps)"
   run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.moe_dispatch_combine.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"

@@ -131,7 +131,8 @@ TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer ra
 
 TEST_CASE("a signal reaches a peer after the route latency") {
   // Both ranks' kernels start at 1 us; rank 0 signals rank 1 at once; the write lands after the
-  // 1 us route latency, so rank 1's wait (on its own memory) ends at 2 us.
+  // 1 us route latency, so rank 1's wait (on its own memory) ends at 2 us, and rank 0's kernel,
+  // whose role went on at once, ends when its write has landed: 2 us too.
   const auto r = run_kernels(
       one_kernel(
           "1",
@@ -140,7 +141,7 @@ TEST_CASE("a signal reaches a peer after the route latency") {
           2),
       2, toy_device());
   REQUIRE(r.result.blocked.empty());
-  CHECK(stream_end(r.result, 0, "s") == 1'000'000);
+  CHECK(stream_end(r.result, 0, "s") == 2'000'000);
   CHECK(stream_end(r.result, 1, "s") == 2'000'000);
 }
 

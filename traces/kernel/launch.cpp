@@ -18,8 +18,8 @@ void finish_launch(LaunchRun& l) {
 
 void finish_cta(Runner& x, CtaRun& c);
 
-// The launch ends with its last CTA, or when the last CTA without roles was dispatched
-// (l.tail), whichever is later.
+// The launch ends with its last CTA, or at l.tail (its last CTA without roles dispatched, its
+// last signal landed: a kernel's end makes its writes visible), whichever is later.
 void maybe_finish_launch(Runner& x, LaunchRun& l) {
   if (l.finished != l.grid) return;
   if (l.tail > x.engine.now()) {

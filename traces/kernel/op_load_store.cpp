@@ -6,7 +6,8 @@
 // (+ route latency for a peer).
 //   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L, per-CTA rate cap =
 //     TmaSpec::bytes_in_flight(bytes) / L (messages_in_flight x min(bytes, max_message));
-//   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L, cap = the bytes
+//   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L (a local store,
+//     posted: hbm.write_latency), cap = the bytes
 //     in flight the op declares (ldst_window: threads x vector x unroll) over the time each
 //     access holds its slot (Little's law): a local load hbm.latency (the L2 mix with a working
 //     set), a local store hbm.write_latency (until the write is acknowledged), a peer access the
@@ -91,6 +92,7 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       held = x.fabric.route(rank, peer, 0).latency + x.fabric.route(peer, rank, 0).latency;
     } else if (!is_load) {
       held = spec.hbm.write_latency;
+      fixed = held;  // posted: the SM goes on once its stores are accepted, not written
     }
     cap = window_rate(ldst_window(r, op), held);
     if (!is_load) cap = std::min(cap, spec.ldst.store_rate);

@@ -1,7 +1,7 @@
 // signal {flag, index, rank, value | add, atomic, order, scope}: sets (or adds to) a flag in the
 // memory of `rank` (models/sync.hpp states the costs).
 //   - A release signal first holds the role for the fence of its scope (sync.fence_*); the store
-//     is posted: the role goes on at once after it.
+//     is posted: the role goes on at once after it, and its kernel ends no earlier than it lands.
 //   - The write lands on the owner one route latency later (at once when local), sync.atomic
 //     later when atomic; atomics to one flag are applied one per sync.atomic_interval at the
 //     owner, in arrival order.
@@ -31,7 +31,8 @@ void set_flag(Runner& x, const FlagKey& key, int writer, std::int64_t value, boo
   });
 }
 
-void store(Runner& x, int writer, const FlagKey& key, std::int64_t value, bool add, bool atomic) {
+void store(Runner& x, LaunchRun& launch, int writer, const FlagKey& key, std::int64_t value,
+           bool add, bool atomic) {
   const int target = std::get<0>(key);
   const models::SyncSpec& sync = x.spec.sync;
   Duration lands =
@@ -44,6 +45,8 @@ void store(Runner& x, int writer, const FlagKey& key, std::int64_t value, bool a
     free = at + sync.atomic_interval;
     lands = at - x.engine.now();
   }
+  // The kernel ends no earlier than its writes land.
+  launch.tail = std::max(launch.tail, x.engine.now() + lands);
   if (lands == Duration::zero()) {
     set_flag(x, key, writer, value, add);
     return;
@@ -71,15 +74,16 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   const int target = op.rank ? x.check_rank(*op.rank, r.env) : rank;
   const FlagKey key{target, op.flag, op.index.eval(r.env)};
   const std::int64_t value = op.value.eval(r.env);
+  LaunchRun& launch = *r.cta->launch;
   if (!op.release) {
-    store(x, rank, key, value, op.add, op.atomic);
+    store(x, launch, rank, key, value, op.add, op.atomic);
     return true;
   }
   // The fence, then the store; the role goes on when the store is posted.
   const bool add = op.add, atomic = op.atomic;
   x.engine.schedule_in(fence_cost(x.spec.sync, *op.release),
-                       [&x, &r, rank, key, value, add, atomic] {
-                         store(x, rank, key, value, add, atomic);
+                       [&x, &r, &launch, rank, key, value, add, atomic] {
+                         store(x, launch, rank, key, value, add, atomic);
                          resume_after(x, r, Duration::zero());
                        });
   return false;

@@ -92,7 +92,7 @@ struct LaunchRun {
   std::int64_t grid = 0, next = 0, finished = 0;
   std::int64_t threads = 0;  // per CTA, evaluated when placed
   std::function<void()> done;
-  sim::Time tail;  // when its last CTA without roles was dispatched
+  sim::Time tail;  // when its last CTA without roles was dispatched, or its last signal lands
   // Live CTAs, in no order (a finished one is swapped with the last and released).
   std::vector<std::unique_ptr<CtaRun>> ctas;
   bool started = false;
