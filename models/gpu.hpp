@@ -75,12 +75,20 @@ class Gpu {
     return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
   }
 
+  // SM `sm`'s bulk-copy unit (TMA loads and stores together, tma.sm_rate), on first use.
+  // REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count.
+  sim::ResourceId tma_pipe(int sm) {
+    auto& id = tma_[static_cast<std::size_t>(sm)];
+    return id ? *id : create_tma_pipe(sm);
+  }
+
   sim::ResourceId l2() { return l2_ ? *l2_ : create_l2(); }
   // Where a store-add's read-modify-write happens: this GPU's L2 as the destination.
   sim::ResourceId l2_reduce();
 
  private:
   sim::ResourceId create_fp32_pipe(int sm);
+  sim::ResourceId create_tma_pipe(int sm);
   sim::ResourceId create_l2();
   sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity);
   // `group` is the unit's name within the GPU ("tensor"); the catalog's is gpu_group(rank, group).
@@ -97,6 +105,7 @@ class Gpu {
   sim::ResourceId hbm_;
   std::vector<sim::ResourceId> tensor_;               // per SM, empty until create_sm_pipes()
   std::vector<std::optional<sim::ResourceId>> fp32_;  // per SM, each on first use
+  std::vector<std::optional<sim::ResourceId>> tma_;   // per SM, each on first use
   std::optional<sim::ResourceId> l2_, l2_reduce_;
   // By PeerPath (copy_engine, tma, ldst, tma_reduce) and PortDirection.
   std::array<std::array<std::optional<sim::ResourceId>, 2>, 4> peer_;

@@ -117,6 +117,10 @@ const std::array kParameters = {
                                                 "peer bandwidth relative to a copy engine's"),
     param<&H::tma, &TmaSpec::reduce_efficiency>("tma", "reduce_efficiency", "ratio", kRequired,
                                                 "peer rate of a bulk reduce-add / a bulk store's"),
+    param<&H::tma, &TmaSpec::sm_rate>("tma", "sm_rate", "B/s", kRequired,
+                                      "one SM's bulk-copy unit, loads and stores together"),
+    param<&H::tma, &TmaSpec::message_interval>("tma", "message_interval", "s", kRequired,
+                                               "one issuing thread's time per message"),
     // ldst
     param<&H::ldst, &LdStSpec::coalescing_granularity>("ldst", "coalescing_granularity", "B",
                                                        kRequired, "sector an access splits into"),

@@ -10,11 +10,6 @@ sim::Duration TmaSpec::issue_time(sim::Frequency clock) const {
   return sim::cycles_to_duration(issue_cycles, clock);
 }
 
-std::int64_t TmaSpec::bytes_in_flight(std::int64_t bytes) const {
-  MGSIM_CHECK(bytes >= 0, "negative bytes {}", bytes);
-  return std::min(bytes, max_message.count()) * messages_in_flight;
-}
-
 std::int64_t TmaSpec::max_bytes_in_flight() const {
   return max_message.count() * messages_in_flight;
 }

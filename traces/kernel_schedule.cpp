@@ -212,9 +212,21 @@ class KernelParser {
       auto n = r.optional(key);
       if (!n) continue;
       if (op.via == Via::tma)
-        n->fail(fmt::format("'{}' sets an ld/st access's parallelism; a TMA transfer's is its "
-                            "messages (tma.messages_in_flight of tma.max_message)",
-                            key));
+        n->fail(
+            fmt::format("'{}' sets an ld/st access's parallelism; a TMA transfer's is its "
+                        "messages (tma.messages_in_flight of tma.max_message)",
+                        key));
+      *field = Expr::parse(*n, scope_);
+    }
+    for (auto [key, field] :
+         {std::pair{"message", &op.message}, std::pair{"outstanding", &op.outstanding}}) {
+      auto n = r.optional(key);
+      if (!n) continue;
+      if (op.via != Via::tma)
+        n->fail(
+            fmt::format("'{}' sets a TMA transfer's messages; an ld/st access's parallelism "
+                        "is its threads, vector and unroll",
+                        key));
       *field = Expr::parse(*n, scope_);
     }
     if (auto w = r.optional("working_set")) {

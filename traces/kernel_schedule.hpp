@@ -82,6 +82,9 @@ struct TransferOp {
   // ld/st and multimem: what sets the bytes in flight (threads x vector x unroll), each defaulted
   // when omitted: the CTA's threads, 16 B (a 128-bit access), 4 accesses in flight per thread.
   std::optional<Expr> threads, vector, unroll;
+  // tma: bytes per message (default min(bytes, tma.max_message)) and messages outstanding
+  // (default tma.messages_in_flight).
+  std::optional<Expr> message, outstanding;
 };
 
 struct LoadOp : TransferOp {

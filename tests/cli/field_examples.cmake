@@ -10,15 +10,15 @@
 # 350.01 GB/s x tma.reduce_efficiency 0.9008 = 315.29 GB/s = 5.96 ms (its bound) plus the first
 # tiles; at K = 8192 the communication hides under the GEMM (GEMM+RS is the GEMM plus the last
 # tiles' store-adds).
-mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.389341 us (1583389341 ps)"
+mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.418685 us (1583418685 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5758.686402 us (5758686402 ps)"
+mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5758.715746 us (5758715746 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22459.874146 us (22459874146 ps)"
+mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22459.903490 us (22459903490 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
-mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.627622 us (6420627622 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.627623 us (6420627623 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6437.409346 us (6437409346 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6437.409347 us (6437409347 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
 mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22460.712622 us (22460712622 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
@@ -43,7 +43,7 @@ mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 936.071952 us (936071952 ps)"
   run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 -D M=16384)
 
 # GEMM + all-reduce, inter-SM, NVSwitch in-network reduction (4096 x 4096 x 2048 per rank).
-mgsim_cli_test(field.gemm_ar_multimem 0 "total: 163.331504 us (163331504 ps)"
+mgsim_cli_test(field.gemm_ar_multimem 0 "total: 163.278499 us (163278499 ps)"
   run examples/field/gemm_ar_multimem.yaml --topology hgx-h200-8)
 
 # All-reduce of 4 MiB: ring (host collective: 30.42 us, pinned in tests/cli/CMakeLists.txt as

@@ -279,6 +279,24 @@ TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
   CHECK(rate("ldst", 7) > 0.95 * 100.0 * 4194304.0 / (4194304.0 + 100e9 * 2.5e-6));
 }
 
+TEST_CASE("one SM's TMA loads and stores share its bulk-copy unit; one thread issues messages") {
+  auto run = [](const std::string& ops, double sm_gbps, std::int64_t interval_ns) {
+    models::HardwareSpec hw = toy_device();
+    hw.tma.sm_rate = sim::Bandwidth::GBps(static_cast<std::int64_t>(sm_gbps));
+    hw.tma.message_interval = sim::Duration::ns(interval_ns);
+    return stream_end(run_kernels(one_kernel("1", ops), 1, hw).result, 0, "s");
+  };
+  // A local copy of 1 MB: a load role and a store role, each window-capped far above 50 GB/s
+  // (8 x 227 KiB / 500 ns), on a 100 GB/s unit: 50 GB/s each, 20 us after 1 us + 564 ns
+  // (launch, HBM latency, 64 TMA issue cycles).
+  CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: tma}}]}\n"
+            "      - {name: st, ops: [{store: {bytes: 1000000, via: tma}}]}\n",
+            100, 0) == 1'000'000 + 564'000 + 20'000'000);
+  // 1000-byte messages, one per 100 ns from the issuing thread: 10 GB/s: 1 MB in 100 us.
+  CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: tma, message: 1000}}]}\n", 1000,
+            100) == 1'000'000 + 564'000 + 100'000'000);
+}
+
 TEST_CASE("copy-engine transfers of a few KB are latency-bound") {
   // 4 KiB peer copy: 2 us setup + 1 us route + 4096 B / 50 GB/s (81.92 ns, rounded up to ps):
   // the bytes are under 3 % of the time.

@@ -4,8 +4,11 @@
 // that owns the memory (p), the SM-driven peer path src -> dst: src's egress, the route, dst's
 // ingress, the ports of models::peer_bandwidth(spec, tma | ldst)]. Latency L = HBM latency
 // (+ route latency for a peer).
-//   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L, per-CTA rate cap =
-//     TmaSpec::bytes_in_flight(bytes) / L (messages_in_flight x min(bytes, max_message));
+//   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L; messages of `message`
+//     bytes (default min(bytes, max_message)), `outstanding` of them in flight (default
+//     messages_in_flight); per-CTA rate cap = min(outstanding x message / L, message /
+//     tma.message_interval: one issuing thread); the flow crosses the SM's bulk-copy unit
+//     (tma.sm_rate, shared by the SM's TMA loads and stores);
 //   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L (a local store,
 //     posted: hbm.write_latency), cap = the bytes
 //     in flight the op declares (ldst_window: threads x vector x unroll) over the time each
@@ -83,8 +86,15 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   Bandwidth cap;
   if (op.via == Via::tma) {
     moved = Bytes(bytes);
-    cap = window_rate(spec.tma.bytes_in_flight(bytes), latency);
+    const std::int64_t message = op.message ? op.message->eval_positive(r.env, "message")
+                                            : std::min(bytes, spec.tma.max_message.count());
+    const std::int64_t outstanding = op.outstanding
+                                         ? op.outstanding->eval_positive(r.env, "outstanding")
+                                         : spec.tma.messages_in_flight;
+    cap = std::min(window_rate(mul(op.bytes, outstanding, message), latency),
+                   window_rate(message, spec.tma.message_interval));
     fixed += spec.tma.issue_time(spec.sm.clock);
+    route.push_back(x.gpu(rank).tma_pipe(r.cta->sm));
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
     Duration held = latency;  // a local load: the path latency

@@ -17,6 +17,8 @@ constexpr double kTmaMessageBytes = 32768;  // peer_sm.cu: 32 KiB bulk copies
 constexpr double kGiB = 1073741824.0;
 // The per-SM rate is fitted where it is linear in SMs, the saturated rate where it is flat.
 constexpr double kLinearUpToSms = 4;
+// Local TMA copies stay linear in SMs further: HBM binds only far above 16 x 100 GB/s.
+constexpr double kLocalLinearUpToSms = 16;
 constexpr double kSaturatedFromSms = 16;
 
 // NVLink per-link rate as nvidia-smi reports it (system/nvlink_status.txt): "Link 0: 26.562 GB/s".
@@ -46,30 +48,18 @@ double nvlink_link_rate(const std::string& path, int& links) {
   return rate * 1e9;
 }
 
-// An SM-driven peer path (peer_ldst.csv, peer_tma.csv), fitted from 1 GiB put/get transfers: the
-// per-SM rate r on 1-4 SMs (linear there) and the saturated rate s from 16 SMs up. Writes
-// `section`.nvlink_efficiency = s / copy_engine.bandwidth.
-struct PeerFit {
-  double per_sm = 0;      // r, B/s
-  double round_trip = 0;  // L, s: the latency the kernel model divides in-flight bytes by
-  std::string per_sm_statement;
-};
-
-PeerFit fit_peer(Calibrator& c, const std::string& name, std::string_view section) {
+// An SM-driven peer path (peer_ldst.csv, peer_tma.csv): the saturated rate s of 1 GiB put/get
+// transfers from 16 SMs up; writes `section`.nvlink_efficiency = s / copy_engine.bandwidth.
+void fit_peer_efficiency(Calibrator& c, const std::string& name, std::string_view section) {
   const MeasurementTable& t = c.table(name);
   const std::size_t sms = c.column(t, "sms", Unit::none);
   const std::size_t bytes = c.column(t, "bytes", Unit::bytes);
   const std::size_t gbps = c.column(t, "gbps_median", Unit::gbps);
   const std::size_t dir = c.column(t, "direction", Unit::none);
-  auto one_way = [&](std::size_t r) {
-    return t.number(r, bytes) == kGiB && (t.text(r, dir) == "put" || t.text(r, dir) == "get");
-  };
-  const Rows few = select(
-      c, t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) <= kLinearUpToSms; });
-  const FitResult pf = fit_line(t, few, sms, gbps, LineFit::through_origin, "gbps = r x sms");
-  const double per_sm = pf.coefficients[0] * 1e9;
-  const Rows many = select(
-      c, t, {}, [&](std::size_t r) { return one_way(r) && t.number(r, sms) >= kSaturatedFromSms; });
+  const Rows many = select(c, t, {}, [&](std::size_t r) {
+    return t.number(r, bytes) == kGiB && (t.text(r, dir) == "put" || t.text(r, dir) == "get") &&
+           t.number(r, sms) >= kSaturatedFromSms;
+  });
   const ConstantFit sf = fit_constant(t, many, gbps, "saturated gbps = s");
   const double b = c.fitted("copy_engine.bandwidth").value;
   const double eff = sf.coefficients[0] * 1e9 / b;
@@ -84,13 +74,25 @@ PeerFit fit_peer(Calibrator& c, const std::string& name, std::string_view sectio
                       "copy_engine.bandwidth {:.3f} GB/s",
                       name, lines(t, many), t.number(*lo, sms), t.number(*hi, sms),
                       sf.coefficients[0], b * 1e-9));
-  // The kernel model (traces/kernel_exec.hpp) divides in-flight bytes by this for a peer access.
-  const double round_trip = c.fitted("hbm.latency").value + c.fitted("nvlink.latency").value;
-  return {per_sm, round_trip,
-          fmt::format("fit: {} lines {} (1 GiB put/get, 1-{:.0f} SMs), least squares gbps = r x "
-                      "sms, r = {:.3f} GB/s per SM, R^2={:.6f}; in flight = r x L, L = hbm.latency "
-                      "+ nvlink.latency = {:.1f} ns (the kernel model's peer latency)",
-                      name, lines(t, few), kLinearUpToSms, per_sm * 1e-9, pf.r2, round_trip * 1e9)};
+}
+
+// The per-SM rate r of 1 GiB `direction` transfers on 1 - `up_to` SMs (linear there).
+struct PerSm {
+  Rows rows;
+  FitResult fit;
+  double rate = 0;  // B/s
+};
+PerSm per_sm_rate(Calibrator& c, const MeasurementTable& t, std::string_view direction,
+                  double up_to) {
+  const std::size_t sms = c.column(t, "sms", Unit::none);
+  const std::size_t bytes = c.column(t, "bytes", Unit::bytes);
+  const Rows rows = select(c, t, {{"direction", direction}}, [&](std::size_t r) {
+    return t.number(r, bytes) == kGiB && t.number(r, sms) <= up_to;
+  });
+  FitResult fit = fit_line(t, rows, sms, c.column(t, "gbps_median", Unit::gbps),
+                           LineFit::through_origin, "gbps = r x sms");
+  const double rate = fit.coefficients[0] * 1e9;
+  return {rows, std::move(fit), rate};
 }
 
 }  // namespace
@@ -228,16 +230,34 @@ void nvlink_port(Calibrator& c) {
 
 // ld/st: the saturated rate only; what one SM keeps in flight is the kernel's (threads x vector
 // x unroll, traces/kernel/op_load_store.cpp), not a fitted number.
-void peer_ldst(Calibrator& c) { fit_peer(c, "peer_ldst.csv", "ldst"); }
+void peer_ldst(Calibrator& c) { fit_peer_efficiency(c, "peer_ldst.csv", "ldst"); }
 
-// TMA: r x L in the measuring kernel's 32 KiB messages, and that message size.
+// TMA: the saturated rate; the messages a bulk store keeps in flight, from puts on 1 - 4 SMs
+// (r x L in the measuring kernel's 32 KiB messages, L = hbm.latency + nvlink.latency, the kernel
+// model's peer latency; its loads run 5 ahead, declared in validate/cases/peer_tma.yaml); and
+// one SM's bulk-copy rate, loads and stores together, from local copies on 1 - 16 SMs (each byte
+// read and written: 2 r).
 void peer_tma(Calibrator& c) {
-  const PeerFit p = fit_peer(c, "peer_tma.csv", "tma");
-  const double msgs = p.per_sm * p.round_trip / kTmaMessageBytes;
+  fit_peer_efficiency(c, "peer_tma.csv", "tma");
+  const MeasurementTable& t = c.table("peer_tma.csv");
+  const PerSm put = per_sm_rate(c, t, "put", kLinearUpToSms);
+  const double round_trip = c.fitted("hbm.latency").value + c.fitted("nvlink.latency").value;
+  const double msgs = put.rate * round_trip / kTmaMessageBytes;
   const long m = std::max(1L, std::lround(msgs));
   c.write("tma.messages_in_flight", fmt::format("{}", m), static_cast<double>(m),
-          fmt::format("{} = {:.2f} messages of 32 KiB (the measuring kernel's size), rounded",
-                      p.per_sm_statement, msgs));
+          fmt::format("fit: peer_tma.csv lines {} (1 GiB put, 1-{:.0f} SMs), least squares gbps = "
+                      "r x sms, r = {:.3f} GB/s per SM, R^2={:.6f}; in flight = r x L, L = "
+                      "hbm.latency + nvlink.latency = {:.1f} ns, = {:.2f} messages of 32 KiB (the "
+                      "measuring kernel's size), rounded",
+                      lines(t, put.rows), kLinearUpToSms, put.rate * 1e-9, put.fit.r2,
+                      round_trip * 1e9, msgs));
+  const PerSm local = per_sm_rate(c, t, "local", kLocalLinearUpToSms);
+  const double sm_rate = 2 * local.rate;
+  c.write("tma.sm_rate", bw_value(sm_rate), sm_rate,
+          fmt::format("fit: peer_tma.csv lines {} (1 GiB local copy, 1-{:.0f} SMs), least squares "
+                      "gbps = r x sms, r = {:.3f} GB/s per SM, R^2={:.6f}; sm_rate = 2 r (each "
+                      "byte read and written by the SM's bulk-copy unit)",
+                      lines(t, local.rows), kLocalLinearUpToSms, local.rate * 1e-9, local.fit.r2));
   // The kernel model sizes a TMA op's messages as min(bytes, max_message); the count above is of
   // the measuring kernel's 32 KiB messages, so the message must be that size too.
   c.write("tma.max_message", fmt::format("{}B", static_cast<long long>(kTmaMessageBytes)),
