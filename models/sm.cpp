@@ -41,6 +41,20 @@ std::int64_t SmSpec::flops_per_second(Dtype d) const {
 
 std::int64_t SmSpec::peak_flops_per_second(Dtype d) const { return flops_per_second(d) * count; }
 
+CtaFootprint SmSpec::footprint(const CtaResources& r) const {
+  const int warps = (r.threads + kWarpSize - 1) / kWarpSize;
+  const int regs_per_warp = (r.registers_per_thread * kWarpSize + register_alloc_unit - 1) /
+                            register_alloc_unit * register_alloc_unit;
+  return {warps * kWarpSize, regs_per_warp * warps,
+          (r.shared_memory + shared_memory_reserved).count()};
+}
+
+bool SmSpec::fits(const SmLoad& load, const CtaFootprint& f) const {
+  return load.ctas + 1 <= max_ctas && load.threads + f.threads <= max_threads &&
+         load.registers + f.registers <= registers &&
+         load.shared_memory + f.shared_memory <= shared_memory.count();
+}
+
 int SmSpec::ctas_per_sm(const CtaResources& r) const {
   if (r.threads <= 0 || r.registers_per_thread < 0 || r.shared_memory.count() < 0) return 0;
   if (r.threads > max_threads || r.shared_memory > shared_memory_per_cta) return 0;

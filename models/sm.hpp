@@ -38,6 +38,21 @@ struct CtaResources {
   sim::Bytes shared_memory = sim::Bytes(0);  // dynamic + static shared memory per CTA
 };
 
+// What one CTA takes of an SM while it runs (SmSpec::footprint): what the occupancy limits count.
+struct CtaFootprint {
+  int threads = 0;                 // whole warps
+  int registers = 0;               // whole allocation units per warp
+  std::int64_t shared_memory = 0;  // with the per-CTA reservation
+};
+
+// What an SM's resident CTAs take together.
+struct SmLoad {
+  int ctas = 0;
+  int threads = 0;
+  int registers = 0;
+  std::int64_t shared_memory = 0;
+};
+
 struct SmSpec {
   int count = 132;  // SMs per GPU
   sim::Frequency clock =
@@ -73,6 +88,12 @@ struct SmSpec {
   // warp rounded up to register_alloc_unit; shared memory plus the per-CTA reservation).
   // Returns 0 when one CTA does not fit at all.
   int ctas_per_sm(const CtaResources& r) const;
+  // What one CTA of `r` takes of an SM, in the units of the limits above.
+  // REQUIRES: ctas_per_sm(r) > 0.
+  CtaFootprint footprint(const CtaResources& r) const;
+  // Whether an SM already holding `load` has room for one more CTA of footprint `f` (several
+  // kernels' CTAs share an SM this way).
+  bool fits(const SmLoad& load, const CtaFootprint& f) const;
 };
 
 }  // namespace mgsim::models

@@ -5,9 +5,10 @@
 // Model, per launch on rank r (traces/kernel/launch.cpp):
 //   - the launch starts `start` after the call (its stream's launch.latency or launch.gap:
 //     traces/executor.cpp), then CTAs are placed: ctas_per_sm from threads,
-//     registers and shared memory (models::SmSpec::ctas_per_sm), slots = ctas_per_sm x SMs. CTA i
-//     of the first wave goes to SM i % SMs; a non-persistent grid larger than the slots runs in
-//     waves (when a CTA ends, the next CTA starts on the SM it freed). A persistent grid must fit.
+//     registers and shared memory (models::SmSpec::ctas_per_sm, footprint), slots = ctas_per_sm x
+//     SMs. Alone on a GPU, CTA i of the first wave goes to SM i % SMs; a non-persistent grid
+//     larger than the slots runs in waves (when a CTA ends, the next CTA takes the room it
+//     freed). A persistent grid must fit an empty GPU.
 //     Every CTA start goes through the GPU's one dispatcher, one CTA every launch.per_cta.
 //   - a CTA runs its roles concurrently (those whose `if` holds); a role runs its ops in order
 //     (traces/kernel/walker.cpp); the CTA ends when all its roles have; the launch ends when all
@@ -17,9 +18,13 @@
 //     (op_multimem: NVSwitch multicast and in-network reduction), mma, compute, mainloop,
 //     signal, wait, arrive, sync. Flags and barriers are one table
 //     (traces/kernel/sync_table.hpp).
-// Ignores: concurrent kernels' occupancy limits on one GPU (each launch places its CTAs as if it
-// had the SMs to itself; their flows still share pipes, HBM and links), and instruction issue
-// inside a role.
+// Concurrent kernels share the SMs (traces/kernel/launch.cpp): a CTA goes on an SM with room
+// for it beside what is resident there (CTA slots, threads, registers, shared memory), searched
+// round-robin; launches wait for room oldest first, so a persistent copy kernel holds its SMs and
+// a GEMM launched beside it gets the rest.
+// Ignores: instruction issue inside a role (a communication role beside math roles takes their
+// SM's pipes only through the flows it shares), dynamic tile scheduling (a persistent kernel's
+// CTA that waits for an SM still does its own tiles).
 // Deterministic: same inputs, same picoseconds. Values are ConfigErrors naming the YAML value.
 #pragma once
 

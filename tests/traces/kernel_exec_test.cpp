@@ -251,8 +251,9 @@ TEST_CASE("a wait nobody satisfies ends with a report naming who waits on what")
           "      - {name: rx, if: cta == 1, ops: [{wait: {flag: ready, index: 3, value: 1}}]}\n"),
       1, toy_device());
   REQUIRE(r.result.blocked.size() == 1);
+  // CTA 0 runs no role, so it takes no SM: CTA 1 is the first CTA placed, on SM 0.
   CHECK(r.result.blocked[0].waiting_for ==
-        "kernel 'k' on rank 0: CTA 1 (SM 1) role 'rx' waits for flag 'ready'[3] on rank 0 to "
+        "kernel 'k' on rank 0: CTA 1 (SM 0) role 'rx' waits for flag 'ready'[3] on rank 0 to "
         "reach 1 (it is 0) (at k.yaml:7:40)");
 }
 
@@ -295,6 +296,36 @@ TEST_CASE("one SM's TMA loads and stores share its bulk-copy unit; one thread is
   // 1000-byte messages, one per 100 ns from the issuing thread: 10 GB/s: 1 MB in 100 us.
   CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: tma, message: 1000}}]}\n", 1000,
             100) == 1'000'000 + 564'000 + 100'000'000);
+}
+
+TEST_CASE("concurrent kernels share the SMs: a kernel holding SMs leaves the rest to the next") {
+  // `hold` (2 CTAs of 200 KiB shared memory) takes SMs 0 and 1 for 10 us of math; `work` (4 CTAs
+  // of 64 KiB, 2 us of math each alone) cannot join them (201 + 65 KiB > the SM's 228 KiB), so
+  // its CTAs double up on SMs 2 and 3 (2 x 65 KiB fits) and share their tensor pipes: 4 us.
+  // Both launch at 1 us (no host costs here).
+  const std::string kernels = R"(world: 1
+kernels:
+  hold:
+    grid: 2
+    threads: 128
+    shared_memory: 200KiB
+    roles: [{name: m, ops: [{compute: {flops: 10000000, dtype: bf16}}]}]
+  work:
+    grid: 4
+    threads: 128
+    shared_memory: 64KiB
+    roles: [{name: m, ops: [{compute: {flops: 2000000, dtype: bf16}}]}]
+)";
+  auto r = run_kernels(kernels +
+                           "streams:\n  - {name: a, ops: [launch: hold]}\n"
+                           "  - {name: b, ops: [launch: work]}\n",
+                       1, toy_device(4));
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "a") == 11'000'000);
+  CHECK(stream_end(r.result, 0, "b") == 5'000'000);
+  // Alone, `work` spreads over the 4 SMs: 1 + 2 us.
+  r = run_kernels(kernels + "streams:\n  - {name: b, ops: [launch: work]}\n", 1, toy_device(4));
+  CHECK(stream_end(r.result, 0, "b") == 3'000'000);
 }
 
 TEST_CASE("copy-engine transfers of a few KB are latency-bound") {

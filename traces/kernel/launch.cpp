@@ -54,23 +54,34 @@ sim::Time dispatch(Runner& x, int rank) {
   return at;
 }
 
-// Starts the next CTA of `l` through the GPU's dispatcher, on `sm` (the SM a finished CTA freed;
-// -1 in the first wave: CTA i on SM i % SMs). A CTA without roles only
-// takes the dispatcher's time and frees its SM at once, so a run of them is dispatched here in
-// one go, with no event each. The caller ends the launch (maybe_finish_launch).
+// An SM of `rank` with room for one more CTA of footprint `f`, searched from the dispatcher's
+// cursor (so a kernel alone on the GPU puts CTA i on SM i % SMs); -1 when none has room.
+int find_sm(Runner& x, int rank, const models::CtaFootprint& f) {
+  Dispatcher& d = x.dispatchers[static_cast<std::size_t>(rank)];
+  const int count = x.spec.sm.count;
+  for (int k = 0; k < count; ++k) {
+    const int sm = (d.cursor + k) % count;
+    if (x.spec.sm.fits(d.sms[static_cast<std::size_t>(sm)], f)) {
+      d.cursor = (sm + 1) % count;
+      return sm;
+    }
+  }
+  return -1;
+}
+
+// Starts the next CTA of `l` on `sm` (which has room for it) through the GPU's dispatcher.
 void start_cta(Runner& x, LaunchRun& l, int sm) {
   const KernelDef& k = *l.def;
-  while (l.next < l.grid && !has_roles(l, l.next)) {
-    l.tail = std::max(l.tail, dispatch(x, l.rank));
-    ++l.next;
-    ++l.finished;
-    ++x.stats.ctas;
-  }
-  if (l.next == l.grid) return;  // the caller ends the launch if that was its last CTA
+  models::SmLoad& load =
+      x.dispatchers[static_cast<std::size_t>(l.rank)].sms[static_cast<std::size_t>(sm)];
+  ++load.ctas;
+  load.threads += l.footprint.threads;
+  load.registers += l.footprint.registers;
+  load.shared_memory += l.footprint.shared_memory;
   auto cta = std::make_unique<CtaRun>();
   cta->launch = &l;
   cta->index = static_cast<int>(l.next++);
-  cta->sm = sm >= 0 ? sm : cta->index % x.spec.sm.count;
+  cta->sm = sm;
   Env env = l.env;
   env[static_cast<std::size_t>(k.cta_slot)] = cta->index;
   for (std::size_t r = 0; r < k.roles.size(); ++r) {
@@ -94,9 +105,39 @@ void start_cta(Runner& x, LaunchRun& l, int sm) {
   }
 }
 
+// Places the next CTAs of the GPU's waiting launches, oldest first, while an SM has room for
+// them: concurrent kernels share the SMs' CTA slots, threads, registers and shared memory, and a
+// younger launch waits while an older one's next CTA does not fit. A CTA without roles only
+// takes the dispatcher's time (no SM, no event). Ends the launches that are done.
+void fill(Runner& x, int rank) {
+  Dispatcher& d = x.dispatchers[static_cast<std::size_t>(rank)];
+  while (!d.waiting.empty()) {
+    LaunchRun& l = *d.waiting.front();
+    while (l.next < l.grid) {
+      if (!has_roles(l, l.next)) {
+        l.tail = std::max(l.tail, dispatch(x, l.rank));
+        ++l.next;
+        ++l.finished;
+        ++x.stats.ctas;
+        continue;
+      }
+      const int sm = find_sm(x, rank, l.footprint);
+      if (sm < 0) return;
+      start_cta(x, l, sm);
+    }
+    d.waiting.pop_front();
+    maybe_finish_launch(x, l);
+  }
+}
+
 void finish_cta(Runner& x, CtaRun& c) {
   LaunchRun& l = *c.launch;
-  const int sm = c.sm;
+  models::SmLoad& load =
+      x.dispatchers[static_cast<std::size_t>(l.rank)].sms[static_cast<std::size_t>(c.sm)];
+  --load.ctas;
+  load.threads -= l.footprint.threads;
+  load.registers -= l.footprint.registers;
+  load.shared_memory -= l.footprint.shared_memory;
   ++x.stats.ctas;
   ++l.finished;
   const std::size_t slot = c.slot;
@@ -105,17 +146,18 @@ void finish_cta(Runner& x, CtaRun& c) {
     l.ctas[slot] = std::move(l.ctas.back());
     l.ctas[slot]->slot = slot;
   }
-  l.ctas.pop_back();
-  if (l.next < l.grid) start_cta(x, l, sm);
-  maybe_finish_launch(x, l);
+  l.ctas.pop_back();  // c is gone
+  fill(x, l.rank);
+  if (l.next == l.grid) maybe_finish_launch(x, l);
 }
 
-// Places the CTAs of the first wave: ctas_per_sm from the kernel's threads, registers and
-// shared memory; CTA i on SM i % SMs.
+// Starts a launch: its grid and what one CTA takes of an SM, then its CTAs as SMs have room.
 void place(Runner& x, LaunchRun& l) {
   const models::HardwareSpec& spec = x.spec;
   const KernelDef& k = *l.def;
   x.gpu(l.rank).create_sm_pipes();
+  Dispatcher& d = x.dispatchers[static_cast<std::size_t>(l.rank)];
+  if (d.sms.empty()) d.sms.resize(static_cast<std::size_t>(spec.sm.count));
   l.started = true;
   l.env[static_cast<std::size_t>(k.num_sms_slot)] = spec.sm.count;
   l.grid = k.grid.eval_positive(l.env, "grid");
@@ -137,15 +179,15 @@ void place(Runner& x, LaunchRun& l) {
                              "shared memory) does not fit on an SM of {}",
                              k.name, res.threads, res.registers_per_thread,
                              sim::to_string(res.shared_memory), spec.name));
+  l.footprint = spec.sm.footprint(res);
   const std::int64_t slots = static_cast<std::int64_t>(per_sm) * spec.sm.count;
   if (k.persistent && l.grid > slots)
     k.grid.fail(
         fmt::format("persistent kernel '{}' has {} CTAs but only {} fit at once "
                     "({} per SM x {} SMs)",
                     k.name, l.grid, slots, per_sm, spec.sm.count));
-  const std::int64_t first = std::min(l.grid, slots);
-  for (std::int64_t i = 0; i < first && l.next < l.grid; ++i) start_cta(x, l, -1);
-  maybe_finish_launch(x, l);
+  d.waiting.push_back(&l);
+  fill(x, l.rank);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -90,7 +91,8 @@ struct LaunchRun {
   const KernelDef* def = nullptr;
   Env env;
   std::int64_t grid = 0, next = 0, finished = 0;
-  std::int64_t threads = 0;  // per CTA, evaluated when placed
+  std::int64_t threads = 0;        // per CTA, evaluated when placed
+  models::CtaFootprint footprint;  // what one CTA takes of an SM
   std::function<void()> done;
   sim::Time tail;  // when its last CTA without roles was dispatched, or its last signal lands
   // Live CTAs, in no order (a finished one is swapped with the last and released).
@@ -98,11 +100,15 @@ struct LaunchRun {
   bool started = false;
 };
 
-// A GPU's CTA dispatcher (launch.cpp's dispatch()): the round it is filling.
+// A GPU's CTA dispatcher (launch.cpp's dispatch()): the round it is filling, what each SM holds,
+// and the launches whose next CTAs wait for room, oldest first.
 struct Dispatcher {
   sim::Time round_at;    // when the current round's CTAs start
   sim::Time next_round;  // the earliest the next round can open
   int in_round = 0;      // CTAs handed out in the current round
+  std::vector<models::SmLoad> sms;
+  int cursor = 0;                  // where the search for an SM with room starts
+  std::deque<LaunchRun*> waiting;  // launches with CTAs still to place
 };
 
 // What every part of the runner shares: the machine, the flags, the launches, the statistics.
