@@ -54,14 +54,14 @@ Mainloop busiest_cta(const traces::Schedule& gemm, int sms, std::int64_t m, std:
 }  // namespace
 
 // The launch model of models/launch.hpp and models/host.hpp from launch.csv's empty kernel, one
-// mode at a time, each fit using the earlier ones. A kernel of C CTAs ends (C - 1) x per_cta
+// mode at a time, each fit using the earlier ones. A kernel of C CTAs ends D(C) x per_cta
 // after it starts (the dispatcher; the CTAs do nothing).
-//   graph_back_to_back: t = graph_node + (C - 1) x per_cta (the GPU alone; line in C);
+//   graph_back_to_back: t = graph_node + D(C) x per_cta (the GPU alone; a line in D(C));
 //   host_enqueue:       t = host.launch (the host alone);
-//   single_event:       t = host.launch + latency + (C - 1) x per_cta (events around one launch);
-//   stream_back_to_back where the GPU binds (t > 1.1 x host.launch): t = gap + (C - 1) x per_cta;
-//   graph_single:       t = host.graph_launch + latency + (C - 1) x per_cta;
-//   single_sync (host wall time): t = host.launch + latency + (C - 1) x per_cta + host.sync.
+//   single_event:       t = host.launch + latency + D(C) x per_cta (events around one launch);
+//   stream_back_to_back where the GPU binds (t > 1.1 x host.launch): t = gap + D(C) x per_cta;
+//   graph_single:       t = host.graph_launch + latency + D(C) x per_cta;
+//   single_sync (host wall time): t = host.launch + latency + D(C) x per_cta + host.sync.
 void launch(Calibrator& c) {
   const MeasurementTable& t = c.table("launch.csv");
   const std::size_t ctas = c.column(t, "grid_ctas", Unit::none);
@@ -69,23 +69,38 @@ void launch(Calibrator& c) {
   auto rows = [&](std::string_view mode) {
     return select(c, t, {{"kernel", "empty"}, {"mode", mode}});
   };
+  // The dispatcher starts CTAs a round of sm.count at a time, a round every sm.count x per_cta:
+  // an empty kernel of C CTAs ends D(C) = (ceil(C / sm.count) - 1) x sm.count x per_cta after
+  // it starts.
+  const double sms = c.base().sm.count;
+  auto rounds = [&](std::size_t r) { return (std::ceil(t.number(r, ctas) / sms) - 1) * sms; };
   const Rows graph = rows("graph_back_to_back");
+  const auto n = static_cast<Eigen::Index>(graph.size());
+  Eigen::MatrixXd x(n, 2);
+  Eigen::VectorXd y(n), w(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const std::size_t r = graph[static_cast<std::size_t>(i)];
+    x(i, 0) = 1.0;
+    x(i, 1) = rounds(r);
+    y(i) = t.number(r, us);
+    w(i) = 1.0 / t.number(r, us);
+  }
   const FitResult gf =
-      fit_line(t, graph, ctas, us, LineFit::intercept_relative, "t = a + ctas x d");
+      least_squares(x, y, w, "t = graph_node + D(ctas) (launch.csv)", {t.file(), 0, 0});
   const double per_cta = gf.coefficients[1] * 1e-6;
-  const double node = gf.coefficients[0] * 1e-6 + per_cta;
+  const double node = gf.coefficients[0] * 1e-6;
   if (per_cta <= 0 || node <= 0)
     out_of_range(
         t, fmt::format("graph fit a = {} us, d = {} us", gf.coefficients[0], gf.coefficients[1]));
-  auto dispatch = [&](std::size_t r) { return (t.number(r, ctas) - 1) * per_cta; };
+  auto dispatch = [&](std::size_t r) { return rounds(r) * per_cta; };
   auto sec = [&](std::size_t r) { return t.number(r, us) * 1e-6; };
   const std::string graph_fit = fmt::format(
-      "fit: launch.csv lines {} (empty kernel, graph_back_to_back), least squares t = a "
-      "+ ctas x d weighted 1/t, a = {:.3f} us, d = {:.4f} ns, R^2={:.6f}",
-      lines(t, graph), gf.coefficients[0], per_cta * 1e9, gf.r2);
+      "fit: launch.csv lines {} (empty kernel, graph_back_to_back), least squares t = a + D(ctas) "
+      "x d weighted 1/t, D = (ceil(ctas / {:.0f}) - 1) x {:.0f} (the dispatcher's rounds of one "
+      "CTA per SM), a = {:.3f} us, d = {:.4f} ns, R^2={:.6f}",
+      lines(t, graph), sms, sms, gf.coefficients[0], per_cta * 1e9, gf.r2);
   c.write("launch.per_cta", ps_value(per_cta), per_cta, graph_fit, "per_cta = d");
-  c.write("launch.graph_node", ps_value(node), node, graph_fit,
-          "graph_node = a + d (a kernel of C CTAs ends (C - 1) x per_cta after it starts)");
+  c.write("launch.graph_node", ps_value(node), node, graph_fit, "graph_node = a");
 
   const Rows enqueue = rows("host_enqueue");
   const double host = mean_of(t, enqueue, sec, "host.launch");
@@ -99,7 +114,7 @@ void launch(Calibrator& c) {
       t, single, [&](std::size_t r) { return sec(r) - host - dispatch(r); }, "launch.latency");
   c.write("launch.latency", ps_value(latency), latency,
           fmt::format("fit: launch.csv lines {} (empty kernel, single_event: events around one "
-                      "launch), mean of t - host.launch - (ctas - 1) x per_cta",
+                      "launch), mean of t - host.launch - D(ctas) x per_cta",
                       lines(t, single)));
 
   const Rows b2b = select(c, t, {{"kernel", "empty"}, {"mode", "stream_back_to_back"}},
@@ -128,7 +143,7 @@ void launch(Calibrator& c) {
   c.write("host.sync", ps_value(sync_cost), sync_cost,
           fmt::format("fit: launch.csv lines {} (empty kernel, single_sync: host wall time of a "
                       "launch and a stream synchronize), mean of t - host.launch - launch.latency "
-                      "- (ctas - 1) x per_cta",
+                      "- D(ctas) x per_cta",
                       lines(t, sync)));
 }
 
