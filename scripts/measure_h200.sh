@@ -27,26 +27,8 @@ DEADLINE=${MEASURE_DEADLINE_S:-560}  # seconds after start; the device tool stop
 
 pack() { tar -czf "$OUT/results.tar.gz.tmp" -C "$STAGE" h200 && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"; }
 
-# step NAME LIMIT_S CMD...: runs CMD in $RES under a time limit, logs its status, repacks.
-# MEASURE_ONLY="gemm overlap" runs only the named steps (a re-run of part of the set).
-step() {
-  local name=$1 limit=$2
-  shift 2
-  if [ -n "${MEASURE_ONLY:-}" ] && [[ " $MEASURE_ONLY " != *" $name "* ]]; then
-    return
-  fi
-  local left=$((DEADLINE - SECONDS))
-  if ((left < 15)); then
-    echo "=== $name SKIPPED: out of time"
-    return
-  fi
-  ((limit > left)) && limit=$left
-  echo "=== $name start $(date -u +%H:%M:%S) limit ${limit}s"
-  local t0=$SECONDS
-  (cd "$RES" && timeout -k 5 "$limit" "$@")
-  echo "=== $name rc=$? in $((SECONDS - t0))s"
-  pack
-}
+# step NAME LIMIT_S CMD... (scripts/measure_step.sh)
+. "$(dirname "$0")/measure_step.sh"
 
 echo "=== system $(date -u +%FT%TZ)"
 nvidia-smi >"$RES/system/nvidia-smi.txt" 2>&1

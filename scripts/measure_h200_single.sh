@@ -32,26 +32,9 @@ pack() {
   tar -czf "$OUT/results.tar.gz.tmp" -C "$STAGE" h200-single && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"
 }
 
-# step NAME LIMIT_S CMD...: runs CMD in $RES under a time limit, logs its status, repacks.
-step() {
-  local name=$1 limit=$2
-  shift 2
-  if [ -n "${MEASURE_ONLY:-}" ] && [[ " $MEASURE_ONLY " != *" $name "* ]]; then
-    return
-  fi
-  local left=$((DEADLINE - SECONDS))
-  if ((left < 15)); then
-    echo "=== $name SKIPPED: out of time"
-    return
-  fi
-  ((limit > left)) && limit=$left
-  echo "=== $name start $(date -u +%H:%M:%S) limit ${limit}s"
-  local t0=$SECONDS
-  (cd "$RES" && timeout -k 5 "$limit" "$@") >"$RES/system/stdout_$name.txt"
-  echo "=== $name rc=$? in $((SECONDS - t0))s"
-  tail -3 "$RES/system/stdout_$name.txt"
-  pack
-}
+STEP_STDOUT=1
+# step NAME LIMIT_S CMD... (scripts/measure_step.sh)
+. "$(dirname "$0")/measure_step.sh"
 
 echo "=== system $(date -u +%FT%TZ)"
 nvidia-smi >"$RES/system/nvidia-smi.txt" 2>&1

@@ -123,7 +123,7 @@ void launch(Calibrator& c) {
       t, b2b, [&](std::size_t r) { return sec(r) - dispatch(r); }, "launch.gap");
   c.write("launch.gap", ps_value(gap), gap,
           fmt::format("fit: launch.csv lines {} (empty kernel, stream_back_to_back where the GPU "
-                      "binds: more than 1.1 x host.launch per launch), mean of t - (ctas - 1) x "
+                      "binds: more than 1.1 x host.launch per launch), mean of t - D(ctas) x "
                       "per_cta",
                       lines(t, b2b)));
 
@@ -133,7 +133,7 @@ void launch(Calibrator& c) {
       "host.graph_launch");
   c.write("host.graph_launch", ps_value(graph_launch), graph_launch,
           fmt::format("fit: launch.csv lines {} (empty kernel, graph_single: events around one "
-                      "replay of a one-kernel graph), mean of t - launch.latency - (ctas - 1) x "
+                      "replay of a one-kernel graph), mean of t - launch.latency - D(ctas) x "
                       "per_cta",
                       lines(t, gsingle)));
 
