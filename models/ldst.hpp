@@ -15,9 +15,9 @@
 namespace mgsim::models {
 
 struct LdStSpec {
-  sim::Bytes coalescing_granularity = sim::Bytes(32);       // L2 sector a warp access splits into
-  bool multimem = true;                                     // multimem.ld_reduce / red / st
-  sim::Bandwidth store_rate = sim::Bandwidth::GBps(60);     // one SM's posted stores
+  sim::Bytes coalescing_granularity = sim::Bytes(32);    // L2 sector a warp access splits into
+  bool multimem = true;                                  // multimem.ld_reduce / red / st
+  sim::Bandwidth store_rate = sim::Bandwidth::GBps(60);  // one SM's posted stores
   double nvlink_efficiency = 1.0;  // achieved peer bandwidth / copy engine's (fit)
 
   // Bytes actually moved for `bytes` of useful data: rounded up to whole sectors.

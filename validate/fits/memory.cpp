@@ -34,9 +34,8 @@ void hbm(Calibrator& c) {
   // (validate/data/h200-single/mlp.csv: 63.0-63.2 GB/s from 2 KiB to 64 KiB in flight), so the
   // write rows give that rate, not a latency.
   auto per_sm_rate = [&](const char* op) {
-    const Rows few = select(c, hbm, {{"op", op}}, [&](std::size_t r) {
-      return hbm.number(r, sms) <= kHbmLinearUpToSms;
-    });
+    const Rows few = select(c, hbm, {{"op", op}},
+                            [&](std::size_t r) { return hbm.number(r, sms) <= kHbmLinearUpToSms; });
     const FitResult hf = fit_line(hbm, few, sms, gbps, LineFit::through_origin, "gbps = r x sms");
     return std::pair{few, hf};
   };
