@@ -193,12 +193,11 @@ class Executor {
     StreamRun& st = stream(i);
     const EventKey key = event_key(st, record.event, st.rank);
     host_call(
-        i, hw_.host.event_record, "cudaEventRecord", one(op, false, [this, i, key](sim::Duration) {
+        i, hw_.host.event_record, "cudaEventRecord", one(op, false, [this, key](sim::Duration) {
           events_.set(key, 1, false, [this](int waiter) { resume_later(waiter); });
           event_results_.push_back({std::get<0>(key),
                                     s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
                                     std::get<2>(key), engine_.now()});
-          (void)i;
           return true;
         }));
   }
@@ -220,10 +219,16 @@ class Executor {
 
   void call(int i, const Op&, const DelayOp& delay) { host_call(i, delay.duration, "delay", {}); }
 
-  // Blocks the thread, once it is free, until the work enqueued before is done.
-  void call(int i, const Op&, const SynchronizeOp&) {
-    host_call_then(i, [this, i] {
-      threads_[static_cast<std::size_t>(stream(i).thread)].blocked_by = i;
+  // Blocks the thread until the work enqueued before is done: calls made after this one wait
+  // behind it (check_sync releases them), it starts when the thread's last call has returned.
+  void call(int i, const Op& op, const SynchronizeOp& sync) {
+    HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
+    if (t.blocked_by >= 0) {
+      t.pending.push_back([this, i, &op, &sync] { call(i, op, sync); });
+      return;
+    }
+    t.blocked_by = i;
+    engine_.schedule_at(std::max(engine_.now(), t.free), [this, i] {
       stream(i).syncing = true;
       check_sync(i);
     });
@@ -355,17 +360,6 @@ class Executor {
     std::vector<Command> v;
     v.push_back(only(op, kernel, std::move(start)));
     return v;
-  }
-
-  // Runs `then` when stream i's thread is free (a call of no cost), instead of its next call.
-  void host_call_then(int i, std::function<void()> then) {
-    HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
-    if (t.blocked_by >= 0) {
-      t.pending.push_back(
-          [this, i, then = std::move(then)]() mutable { host_call_then(i, std::move(then)); });
-      return;
-    }
-    engine_.schedule_at(std::max(engine_.now(), t.free), std::move(then));
   }
 
   // A sync of stream i returns host.sync after what it waits for is done; its thread then

@@ -101,7 +101,7 @@ TEST_CASE("run_until stops at the boundary and advances the clock when events re
   CHECK(e.now() == Time::from_ps(30));
 }
 
-TEST_CASE("stop ends run after the current event; run resumes later") {
+TEST_CASE("stop ends run after the current event, run resumes later") {
   Engine e;
   int count = 0;
   for (int i = 1; i <= 5; ++i) {

@@ -17,7 +17,7 @@ TEST_CASE("the spaced style separates members with ', ' and keys with ': '") {
   CHECK(out == R"({"a": 1, "b": [1, "x", null], "c": {}, "d": []})");
 }
 
-TEST_CASE("the compact style has no spaces; doubles get the decimals asked for") {
+TEST_CASE("the compact style has no spaces, doubles get the decimals asked for") {
   std::string out;
   JsonWriter w(out, JsonWriter::Style::compact);
   // 2/3 to 6 decimals rounds to 0.666667; a raw value is copied as it is.

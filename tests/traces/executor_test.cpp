@@ -82,7 +82,7 @@ TEST_CASE("the peer-copy limit (NVLink protocol efficiency) applies below the en
   CHECK(end_of(r, 0, "s") == 40'003'000'000);
 }
 
-TEST_CASE("copies queue for the copy engines; with two engines they share the port") {
+TEST_CASE("copies queue for the copy engines, with two engines they share the port") {
   const char* text = R"(world: 2
 streams:
   - {name: a, if: rank == 0, ops: [{memcpy: {bytes: 1GB, dst: 1}}]}
@@ -150,7 +150,7 @@ streams:
   CHECK(r.collectives[0].end.picoseconds() == 5 * 1'003'000'000LL);
 }
 
-TEST_CASE("ring all-reduce takes 2(n-1) steps; all-to-all sends to every peer at once") {
+TEST_CASE("ring all-reduce takes 2(n-1) steps, all-to-all sends to every peer at once") {
   auto r =
       run("world: 4\nstreams: [{name: s, ops: [{collective: {op: all_reduce, "
           "bytes: 400000000}}]}]\n",

@@ -105,7 +105,7 @@ streams: [{name: s, ops: [{memcpy: {bytes: 1000}}]}]
   CHECK(stream(r, 1, "s").end.picoseconds() == us(5.52));
 }
 
-TEST_CASE("a sync blocks the host until the stream is done; records mark the GPU's time") {
+TEST_CASE("a sync blocks the host until the stream is done, records mark the GPU's time") {
   const RunResult r = run(R"(world: 1
 streams:
   - name: s
@@ -118,12 +118,29 @@ streams:
 )");
   // record a: the call returns at 1 us, the idle GPU marks it then. The copy's call returns at
   // 4 us and runs to 6.52; the sync returns host.sync later, at 7.52; the second copy's call
-  // returns at 10.52 and runs to 13.04; record b's call returns at 14.04, after the copy.
-  CHECK(stream(r, 0, "s").end.picoseconds() == us(14.04));
-  CHECK(stream(r, 0, "s").host_end.picoseconds() == us(14.04));
+  // returns at 10.52 and runs to 13.04; record b's call returns at 11.52 and the GPU marks it
+  // when the copy ahead of it is done, at 13.04.
+  CHECK(stream(r, 0, "s").end.picoseconds() == us(13.04));
+  CHECK(stream(r, 0, "s").host_end.picoseconds() == us(11.52));
   REQUIRE(r.recorded.size() == 2);
   CHECK(r.recorded[0].at.picoseconds() == us(1));
-  CHECK(r.recorded[1].at.picoseconds() == us(14.04));
+  CHECK(r.recorded[1].at.picoseconds() == us(13.04));
+}
+
+TEST_CASE("a sync holds its thread: a call another stream makes after it waits for its return") {
+  const RunResult r = run(R"(world: 1
+streams:
+  - name: a
+    ops: [{memcpy: {bytes: 1000}}, {sync: stream}]
+  - name: b
+    ops: [{memcpy: {bytes: 1000}}, {memcpy: {bytes: 1000}}]
+)");
+  // One thread: a's copy call [0, 3] us, b's first [3, 6]; a's sync is made at 3 us, so b's
+  // second call (made at 6) waits behind it. The sync starts when the thread is free (6 us),
+  // finds a's copy done (3 + 2.52 us) and returns host.sync later, at 7 us; b's second call
+  // then runs [7, 10] and its copy ends at 12.52 us (its first ended at 8.52).
+  CHECK(stream(r, 0, "a").host_end.picoseconds() == us(7));
+  CHECK(stream(r, 0, "b").end.picoseconds() == us(12.52));
 }
 
 TEST_CASE("an isolated launch waits launch.latency, a queued one launch.gap, a graph node less") {

@@ -182,13 +182,14 @@ TEST_CASE("a flag is seen flag_latency after a store on its GPU, later when poll
   CHECK(stream_end(r.result, 1, "s") == 2'400'000);
 }
 
-TEST_CASE("fences hold the role; a release store fences first; atomics to one flag serialise") {
+TEST_CASE("fences hold the role, a release store fences first, atomics to one flag serialise") {
   // A gpu-scope fence: 1 us + 200 ns.
   auto r = run_kernels(one_kernel("1", "      - {name: f, ops: [{fence: {scope: gpu}}]}\n"), 1,
                        sync_device());
   CHECK(stream_end(r.result, 0, "s") == 1'200'000);
-  // A release at system scope to rank 1: the role fences 500 ns (ends 1.5 us), then the store
-  // lands after the 1 us route: rank 1's wait on its own flag ends at 2.5 us.
+  // A release at system scope to rank 1: the role fences 500 ns, then the store lands after the
+  // 1 us route: rank 1's wait on its own flag ends at 2.5 us, and so does rank 0's kernel (it
+  // ends no earlier than its writes land).
   r = run_kernels(
       one_kernel("1",
                  "      - {name: tx, if: rank == 0, ops: [{signal: {flag: f, rank: 1, value: 1, "
@@ -197,7 +198,7 @@ TEST_CASE("fences hold the role; a release store fences first; atomics to one fl
                  2),
       2, sync_device());
   REQUIRE(r.result.blocked.empty());
-  CHECK(stream_end(r.result, 0, "s") == 1'500'000);
+  CHECK(stream_end(r.result, 0, "s") == 2'500'000);
   CHECK(stream_end(r.result, 1, "s") == 2'500'000);
   // Four CTAs add 1 to one flag at 1 us: atomics arrive 60 ns later and are applied 100 ns
   // apart (1.06, 1.16, 1.26, 1.36 us); CTA 0's waiter for 4 sees the last 300 ns later: 1.66 us.
@@ -280,7 +281,7 @@ TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
   CHECK(rate("ldst", 7) > 0.95 * 100.0 * 4194304.0 / (4194304.0 + 100e9 * 2.5e-6));
 }
 
-TEST_CASE("one SM's TMA loads and stores share its bulk-copy unit; one thread issues messages") {
+TEST_CASE("one SM's TMA loads and stores share its bulk-copy unit, one thread issues messages") {
   auto run = [](const std::string& ops, double sm_gbps, std::int64_t interval_ns) {
     models::HardwareSpec hw = toy_device();
     hw.tma.sm_rate = sim::Bandwidth::GBps(static_cast<std::int64_t>(sm_gbps));
@@ -426,7 +427,7 @@ TEST_CASE("with a trace sink, each role's ops are slices on a (GPU, SM role) tra
         rec.lines.end());
 }
 
-TEST_CASE("trace: op slices carry their kind, bytes and peer; SM pipes count GFLOP/s") {
+TEST_CASE("trace: op slices carry their kind, bytes and peer, SM pipes count GFLOP/s") {
   // Rank 0 loads 1000000 bytes from rank 1 (a peer load), then runs an mma; a launch's slice on
   // the stream's track is named by its kernel.
   const traces::Schedule s = traces::load_schedule(sim::Node::load_string(
