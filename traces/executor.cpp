@@ -193,13 +193,13 @@ class Executor {
     StreamRun& st = stream(i);
     const EventKey key = event_key(st, record.event, st.rank);
     host_call(
-        i, hw_.host.event_record, "cudaEventRecord", one(op, false, [this, key](sim::Duration) {
+        i, hw_.host.event_record, "cudaEventRecord", {only(op, false, [this, key](sim::Duration) {
           events_.set(key, 1, false, [this](int waiter) { resume_later(waiter); });
           event_results_.push_back({std::get<0>(key),
                                     s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
                                     std::get<2>(key), engine_.now()});
           return true;
-        }));
+        })});
   }
 
   void call(int i, const Op& op, const WaitOp& wait) {
@@ -207,14 +207,14 @@ class Executor {
     const int rank = wait.event.rank ? check_rank(*wait.event.rank, st.env) : st.rank;
     const EventKey key = event_key(st, wait.event, rank);
     host_call(i, hw_.host.stream_wait, "cudaStreamWaitEvent",
-              one(op, false, [this, i, key, rank](sim::Duration) {
+              {only(op, false, [this, i, key, rank](sim::Duration) {
                 if (events_.wait(key, 1, i)) return true;
                 stream(i).waiting =
                     fmt::format("event '{}' (index {}) on rank {}",
                                 s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
                                 std::get<2>(key), rank);
                 return false;
-              }));
+              })});
   }
 
   void call(int i, const Op&, const DelayOp& delay) { host_call(i, delay.duration, "delay", {}); }
@@ -244,7 +244,7 @@ class Executor {
   }
 
   // One cudaGraphLaunch enqueues the body's nodes (expanded now, with the stream's values).
-  void call(int i, const Op& op, const GraphOp& graph) {
+  void call(int i, const Op&, const GraphOp& graph) {
     StreamRun& st = stream(i);
     std::vector<Command> nodes;
     Env env = st.env;
@@ -259,7 +259,6 @@ class Executor {
         nodes.push_back(memcpy_command(i, *node, std::get<MemcpyOp>(node->what), env));
       }
     }
-    (void)op;
     host_call(i, hw_.host.graph_launch, "cudaGraphLaunch", std::move(nodes));
   }
 
@@ -300,13 +299,13 @@ class Executor {
                       it->second.run->bytes(), seen, stream_name(st)));
     }
     Entry* entry = &it->second;
-    host_call(i, cost, "ncclCollective", one(op, sm, [this, i, entry](sim::Duration launch) {
+    host_call(i, cost, "ncclCollective", {only(op, sm, [this, i, entry](sim::Duration launch) {
                 StreamRun& s = stream(i);
                 entry->streams[static_cast<std::size_t>(s.rank)] = i;
                 s.collective = entry->run.get();
                 s.collective->join(s.rank, launch);
                 return false;
-              }));
+              })});
   }
 
   Command memcpy_command(int i, const Op& op, const MemcpyOp& copy, const Env& env) {
@@ -354,12 +353,6 @@ class Executor {
     c.kernel = kernel;
     c.start = std::move(start);
     return c;
-  }
-  static std::vector<Command> one(const Op& op, bool kernel,
-                                  std::function<bool(sim::Duration)> start) {
-    std::vector<Command> v;
-    v.push_back(only(op, kernel, std::move(start)));
-    return v;
   }
 
   // A sync of stream i returns host.sync after what it waits for is done; its thread then
