@@ -79,12 +79,12 @@ void Gpu::create_sm_pipes() {
     net_->set_trace_counter(tensor_.back(), "GFLOP/s");
   }
   fp32_.assign(tensor_.size(), std::nullopt);
-  tma_.assign(tensor_.size(), std::nullopt);
+  memory_.assign(tensor_.size(), std::nullopt);
 }
 
-sim::ResourceId Gpu::create_tma_pipe(int sm) {
-  const sim::ResourceId id = add(fmt::format("sm{}.tma", sm), spec_->tma.sm_rate);
-  tma_[static_cast<std::size_t>(sm)] = id;
+sim::ResourceId Gpu::create_memory_pipe(int sm) {
+  const sim::ResourceId id = add(fmt::format("sm{}.memory", sm), spec_->sm.memory_rate);
+  memory_[static_cast<std::size_t>(sm)] = id;
   return id;
 }
 

@@ -13,6 +13,7 @@
 //                               flops_per_second(bf16) of one SM; amounts are bf16-equivalent flops
 //     sm<s>.fp32                one SM's FP32 pipe, flops_per_second(fp32) (not catalogued: the
 //                               roofline's compute term is the tensor pipes)
+//     sm<s>.memory              one SM's traffic beyond L2, sm.memory_rate (not catalogued)
 //     l2 (l2)                   l2.bandwidth
 //     l2.reduce (l2.reduce)     l2.reduction_bandwidth: store-adds' read-modify-writes
 //     tma.peer.out/in, ldst.peer.out/in, tma_add.peer.out/in
@@ -75,11 +76,12 @@ class Gpu {
     return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
   }
 
-  // SM `sm`'s bulk-copy unit (TMA loads and stores together, tma.sm_rate), on first use.
+  // SM `sm`'s path beyond L2 (its loads and stores, TMA and ld/st, sm.memory_rate), on first
+  // use.
   // REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count.
-  sim::ResourceId tma_pipe(int sm) {
-    auto& id = tma_[static_cast<std::size_t>(sm)];
-    return id ? *id : create_tma_pipe(sm);
+  sim::ResourceId memory_pipe(int sm) {
+    auto& id = memory_[static_cast<std::size_t>(sm)];
+    return id ? *id : create_memory_pipe(sm);
   }
 
   sim::ResourceId l2() { return l2_ ? *l2_ : create_l2(); }
@@ -88,7 +90,7 @@ class Gpu {
 
  private:
   sim::ResourceId create_fp32_pipe(int sm);
-  sim::ResourceId create_tma_pipe(int sm);
+  sim::ResourceId create_memory_pipe(int sm);
   sim::ResourceId create_l2();
   sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity);
   // `group` is the unit's name within the GPU ("tensor"); the catalog's is gpu_group(rank, group).
@@ -103,9 +105,9 @@ class Gpu {
   ResourceCatalog* catalog_;
   std::vector<sim::ResourceId> copy_engines_;
   sim::ResourceId hbm_;
-  std::vector<sim::ResourceId> tensor_;               // per SM, empty until create_sm_pipes()
-  std::vector<std::optional<sim::ResourceId>> fp32_;  // per SM, each on first use
-  std::vector<std::optional<sim::ResourceId>> tma_;   // per SM, each on first use
+  std::vector<sim::ResourceId> tensor_;                 // per SM, empty until create_sm_pipes()
+  std::vector<std::optional<sim::ResourceId>> fp32_;    // per SM, each on first use
+  std::vector<std::optional<sim::ResourceId>> memory_;  // per SM, each on first use
   std::optional<sim::ResourceId> l2_, l2_reduce_;
   // By PeerPath (copy_engine, tma, ldst, tma_reduce) and PortDirection.
   std::array<std::array<std::optional<sim::ResourceId>, 2>, 4> peer_;

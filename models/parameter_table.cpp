@@ -106,6 +106,9 @@ const std::array kParameters = {
                                            "CTA barrier once all warps arrived"),
     param<&H::sm, &SmSpec::mbarrier_cycles>("sm", "mbarrier_cycles", "cycles", kRequired,
                                             "mbarrier arrive to waiter released"),
+    param<&H::sm, &SmSpec::memory_rate>(
+        "sm", "memory_rate", "B/s", kRequired,
+        "one SM's traffic beyond L2, loads and stores, TMA and ld/st together"),
     // tma
     param<&H::tma, &TmaSpec::issue_cycles>("tma", "issue_cycles", "cycles", kRequired,
                                            "SM cycles to issue one message"),
@@ -117,8 +120,6 @@ const std::array kParameters = {
                                                 "peer bandwidth relative to a copy engine's"),
     param<&H::tma, &TmaSpec::reduce_efficiency>("tma", "reduce_efficiency", "ratio", kRequired,
                                                 "peer rate of a bulk reduce-add / a bulk store's"),
-    param<&H::tma, &TmaSpec::sm_rate>("tma", "sm_rate", "B/s", kRequired,
-                                      "one SM's bulk-copy unit, loads and stores together"),
     param<&H::tma, &TmaSpec::message_interval>("tma", "message_interval", "s", kRequired,
                                                "one issuing thread's time per message"),
     // ldst

@@ -54,7 +54,7 @@ const std::vector<Fit>& calibration_fits() {
        {{F::data, "peer_tma.csv", {"direction", "sms", "bytes", "gbps_median"}}},
        {"copy_engine.bandwidth", "hbm.latency", "nvlink.latency"},
        {},
-       {"tma.nvlink_efficiency", "tma.messages_in_flight", "tma.sm_rate", "tma.max_message"},
+       {"tma.nvlink_efficiency", "tma.messages_in_flight", "sm.memory_rate", "tma.max_message"},
        fits::peer_tma},
       {"l2",
        {{F::data, "l2.csv", {"working_set_bytes", "gbps_median", "gpu0_l2_bytes"}}},

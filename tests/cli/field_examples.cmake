@@ -10,11 +10,11 @@
 # 350.01 GB/s x tma.reduce_efficiency 0.9008 = 315.29 GB/s = 5.96 ms (its bound) plus the first
 # tiles; at K = 8192 the communication hides under the GEMM (GEMM+RS is the GEMM plus the last
 # tiles' store-adds).
-mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.418685 us (1583418685 ps)"
+mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.803579 us (1583803579 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5758.715746 us (5758715746 ps)"
+mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5759.100640 us (5759100640 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22459.903490 us (22459903490 ps)"
+mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22460.288384 us (22460288384 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
 mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.627623 us (6420627623 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=512)
@@ -32,7 +32,7 @@ set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1074.975843 us (1074975843 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1075.087670 us (1075087670 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
@@ -43,7 +43,7 @@ mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 936.071952 us (936071952 ps)"
   run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 -D M=16384)
 
 # GEMM + all-reduce, inter-SM, NVSwitch in-network reduction (4096 x 4096 x 2048 per rank).
-mgsim_cli_test(field.gemm_ar_multimem 0 "total: 163.278499 us (163278499 ps)"
+mgsim_cli_test(field.gemm_ar_multimem 0 "total: 163.231803 us (163231803 ps)"
   run examples/field/gemm_ar_multimem.yaml --topology hgx-h200-8)
 
 # All-reduce of 4 MiB: ring (host collective: 30.42 us, pinned in tests/cli/CMakeLists.txt as
@@ -71,7 +71,7 @@ mgsim_cli_test(field.ulysses_attention 0 "total: 1039.618312 us (1039618312 ps)"
 # the L2: the experts' GEMMs carry 6442450944 B at 9278.757 GB/s = 694.322628 us, just above the
 # TMA peer ingress: each rank receives 7 x 16 MiB in the dispatch and again in the combine,
 # 234881024 B at (0.949 x 0.8196 = 0.7778004) x 450 GB/s = 350.01018 GB/s = 671.068482 us.
-mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1463.230251 us (1463230251 ps)"
+mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1463.342078 us (1463342078 ps)"
   run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.moe_dispatch_combine.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"

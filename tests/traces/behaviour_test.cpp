@@ -71,21 +71,23 @@ streams:
 
 }  // namespace
 
-TEST_CASE("preset h200: TMA fills NVLink from four SMs, ld/st needs about a dozen", "[behaviour]") {
+TEST_CASE("preset h200: TMA fills NVLink from six SMs, ld/st needs about a dozen", "[behaviour]") {
   // Peer rates (models::peer_bandwidth): port 18 x 25 GB/s = 450 GB/s x protocol 0.8196
   //   TMA:   x 0.949    = 350.0 GB/s;      ld/st: x 0.929125 = 342.7 GB/s.
   // Latency of a peer store: HBM 600 ns + route 2 x 250 ns = 1.1 us.
   // Per-CTA window caps: TMA 8 messages x 227 KiB (232448 B) / 1.1 us = 1690 GB/s, but one SM's
-  //   bulk-copy unit moves tma.sm_rate = 100 GB/s, so TMA needs 350 / 100 = 3.5 -> 4 SMs;
+  //   traffic beyond L2 moves sm.memory_rate = 100 GB/s and its stores, by either path,
+  //   ldst.store_rate = 63 GB/s, so TMA needs 350 / 63 = 5.6 -> 6 SMs;
   //   ld/st 512 threads x 16 B x 4 = 32 KiB in flight, each slot held for the route's round trip
   //   (1 us): 32.8 GB/s (under ldst.store_rate, 63 GB/s), so ld/st needs 342.7 / 32.8 = 10.5 ->
   //   11 CTAs.
   // Fixed costs (1.1 us + 64 TMA issue cycles) are < 0.2 % of 256 MiB / 350 GB/s = 767 us.
   const double tma1 = push_rate_gbps("tma", 1);
-  CHECK(tma1 == Approx(100.0).epsilon(0.01));
-  const double tma4 = push_rate_gbps("tma", 4);
-  CHECK(tma4 > 0.99 * 350.0);
-  CHECK(tma4 <= 350.0);
+  CHECK(tma1 == Approx(63.0).epsilon(0.01));
+  CHECK(push_rate_gbps("tma", 5) == Approx(5 * 63.0).epsilon(0.01));
+  const double tma6 = push_rate_gbps("tma", 6);
+  CHECK(tma6 > 0.99 * 350.0);
+  CHECK(tma6 <= 350.0);
   // One ld/st CTA: 32.8 GB/s; four: 131 GB/s (still window-bound); sixteen: the port.
   const double ldst1 = push_rate_gbps("ldst", 1);
   CHECK(ldst1 == Approx(32.768).epsilon(0.01));
@@ -93,8 +95,8 @@ TEST_CASE("preset h200: TMA fills NVLink from four SMs, ld/st needs about a doze
   const double ldst16 = push_rate_gbps("ldst", 16);
   CHECK(ldst16 > 0.99 * 342.7);
   CHECK(ldst16 <= 342.7);
-  // "Several times more SMs": TMA at 4 CTAs already gets more than ld/st at 8 (8 x 32.8 = 262).
-  CHECK(tma4 > push_rate_gbps("ldst", 8));
+  // "Several times more SMs": TMA at 6 CTAs already gets more than ld/st at 8 (8 x 32.8 = 262).
+  CHECK(tma6 > push_rate_gbps("ldst", 8));
 }
 
 TEST_CASE("preset h200: a copy-engine transfer of a few KB is latency-bound", "[behaviour]") {

@@ -103,6 +103,7 @@ TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer ra
     models::HardwareSpec hw = toy_device();
     hw.tma.reduce_efficiency = reduce_efficiency;
     hw.l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
+    hw.ldst.store_rate = sim::Bandwidth::GBps(1000);  // the SM's store path does not bind
     return hw;
   };
   auto store = [](const std::string& fields, int world, const models::HardwareSpec& d) {
@@ -261,9 +262,9 @@ TEST_CASE("a wait nobody satisfies ends with a report naming who waits on what")
 TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
   // n CTAs each store 4 MiB to rank 1. L = 500 ns + 1 us = 1.5 us.
   // TMA with 4 MiB messages capped at 227 KiB: 8 x 232448 B / 1.5 us = 1239.7 GB/s per CTA, so
-  // one CTA fills the 100 GB/s port. ld/st with 512 threads x 16 B x 4 = 32768 B in flight, each
-  // slot held for the route's round trip (2 us): 16.384 GB/s per CTA (under the toy's 60 GB/s
-  // store rate): ceil(100 / 16.384) = 7 CTAs fill the port, 6 reach only 98.3 x 0.9 GB/s.
+  // one CTA fills the 100 GB/s port (the SM's stores may go at 200 GB/s here). ld/st with 512
+  // threads x 16 B x 4 = 32768 B in flight, each slot held for the route's round trip (2 us):
+  // 16.384 GB/s per CTA: ceil(100 / 16.384) = 7 CTAs fill the port, 6 reach only 98.3 x 0.9 GB/s.
   auto rate = [](const char* via, int ctas) {
     const std::string threads = std::string(via) == "ldst" ? ", threads: 512" : "";
     const std::string text = one_kernel(
@@ -272,7 +273,9 @@ TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
             "      - {name: st, if: rank == 0, ops: [{store: {bytes: 4MiB, peer: 1, via: ") +
             via + threads + "}}]}\n",
         2);
-    const auto r = run_kernels(text, 2, toy_device(8));
+    models::HardwareSpec hw = toy_device(8);
+    hw.ldst.store_rate = sim::Bandwidth::GBps(200);
+    const auto r = run_kernels(text, 2, hw);
     const double t = static_cast<double>(stream_end(r.result, 0, "s")) * 1e-12;
     return static_cast<double>(ctas) * 4194304.0 / t * 1e-9;  // GB/s including fixed costs
   };
@@ -281,13 +284,25 @@ TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
   CHECK(rate("ldst", 7) > 0.95 * 100.0 * 4194304.0 / (4194304.0 + 100e9 * 2.5e-6));
 }
 
-TEST_CASE("one SM's TMA loads and stores share its bulk-copy unit, one thread issues messages") {
+TEST_CASE("one SM's loads and stores share its memory pipe, one thread issues TMA messages") {
   auto run = [](const std::string& ops, double sm_gbps, std::int64_t interval_ns) {
     models::HardwareSpec hw = toy_device();
-    hw.tma.sm_rate = sim::Bandwidth::GBps(static_cast<std::int64_t>(sm_gbps));
+    hw.sm.memory_rate = sim::Bandwidth::GBps(static_cast<std::int64_t>(sm_gbps));
     hw.tma.message_interval = sim::Duration::ns(interval_ns);
+    hw.ldst.store_rate = sim::Bandwidth::GBps(1000);
     return stream_end(run_kernels(one_kernel("1", ops), 1, hw).result, 0, "s");
   };
+  // The same copy with ld/st (2048 threads x 16 B x 4 in flight: loads capped at 128 KiB / 500
+  // ns = 262 GB/s, stores at 1000 GB/s): the store starts 20 ns after the launch (posted:
+  // hbm.write_latency), the load 500 ns after; from the store's start the pipe moves 2 MB at 100
+  // GB/s without a pause: 1 us + 20 ns + 20 us.
+  CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: ldst}}]}\n"
+            "      - {name: st, ops: [{store: {bytes: 1000000, via: ldst}}]}\n",
+            100, 0) == 1'000'000 + 20'000 + 20'000'000);
+  // L2 hits stay inside: 1 MB from a 1 MiB working set (all hits) at the L2's 100 GB/s, after
+  // its 100 ns, though the pipe is 10 GB/s.
+  CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: ldst, working_set: 1MiB}}]}\n",
+            10, 0) == 1'000'000 + 100'000 + 10'000'000);
   // A local copy of 1 MB: a load role and a store role, each window-capped far above 50 GB/s
   // (8 x 227 KiB / 500 ns), on a 100 GB/s unit: 50 GB/s each, 20 us after 1 us + 564 ns
   // (launch, HBM latency, 64 TMA issue cycles).

@@ -43,9 +43,9 @@ inline models::HardwareSpec toy_device(int sms = 4) {
   hw.copy_engine.count = 1;
   hw.copy_engine.bandwidth = sim::Bandwidth::GBps(50);
   hw.copy_engine.setup = sim::Duration::us(2);
-  // The SM's bulk-copy unit and the issuing thread never bind here (kernel_exec_test.cpp tests
+  // The SM's memory pipe and the TMA issuing thread never bind here (kernel_exec_test.cpp tests
   // them on their own).
-  hw.tma.sm_rate = sim::Bandwidth::GBps(100'000);
+  hw.sm.memory_rate = sim::Bandwidth::GBps(100'000);
   hw.tma.message_interval = sim::Duration::zero();
   return hw;
 }

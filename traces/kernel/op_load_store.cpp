@@ -5,18 +5,28 @@
 // ingress, the ports of models::peer_bandwidth(spec, tma | ldst)]. Latency L = HBM latency
 // (+ route latency for a peer).
 //   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L; messages of `message`
-//     bytes (default min(bytes, max_message)), `outstanding` of them in flight (default
-//     messages_in_flight); per-CTA rate cap = min(outstanding x message / L, message /
-//     tma.message_interval: one issuing thread); the flow crosses the SM's bulk-copy unit
-//     (tma.sm_rate, shared by the SM's TMA loads and stores);
+//     bytes (default min(bytes, max_message)); per-CTA rate cap W / L for W bytes in flight:
+//     a load lands in shared memory, so the kernel's ring decides: W = `outstanding` (default
+//     messages_in_flight) x message, and each message also takes tma.message_interval (a bulk
+//     load completes on an mbarrier: 280 ns per message, validate/data/h200-single/
+//     tma_local.csv); a store drains from the SM's bulk-copy unit, which holds
+//     max_bytes_in_flight() (peer_tma.csv's puts), W = that or `outstanding` x message if less,
+//     and is not issue-bound that way (peer_tma_reduce.csv's smem rows move 4 KiB messages at
+//     >= 44 GB/s per SM, <= 93 ns each);
 //   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L (a local store,
 //     posted: hbm.write_latency), cap = the bytes
 //     in flight the op declares (ldst_window: threads x vector x unroll) over the time each
 //     access holds its slot (Little's law): a local load hbm.latency (the L2 mix with a working
 //     set), a local store hbm.write_latency (until the write is acknowledged), a peer access the
 //     route's round trip (a load's request out and data back; a store's data out and its
-//     acknowledgement back: posted, but the SM holds the slot until then); a store is also
-//     capped at ldst.store_rate, one SM's posted-store rate whatever it keeps in flight.
+//     acknowledgement back: posted, but the SM holds the slot until then).
+// A store by either path is also capped at ldst.store_rate, one SM's posted-store rate whatever
+// it keeps in flight (ld/st stores 63.0-63.2 GB/s, validate/data/h200-single/mlp.csv; TMA bulk
+// stores from shared memory 63.0 GB/s, peer_tma_reduce.csv's local smem rows on 1-8 SMs).
+// Either way, what misses L2 (HBM or a peer) also crosses the SM's memory pipe
+// (sm.memory_rate, shared by all its loads and stores, TMA and ld/st: validate/data/h200-single
+// shows one SM copying at 97-101 GB/s in all, read + write, by either path, while reads alone
+// reach more and L2 hits 245 GB/s).
 // store with add (TMA store-add, cp.reduce.async.bulk .add): as a TMA store, plus the
 // destination's L2 reduction resource (l2.reduction_bandwidth: the read-modify-write) and the
 // destination's HBM a second time (the read of the read-modify-write); a peer store-add crosses
@@ -88,13 +98,19 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     moved = Bytes(bytes);
     const std::int64_t message = op.message ? op.message->eval_positive(r.env, "message")
                                             : std::min(bytes, spec.tma.max_message.count());
-    const std::int64_t outstanding = op.outstanding
-                                         ? op.outstanding->eval_positive(r.env, "outstanding")
-                                         : spec.tma.messages_in_flight;
-    cap = std::min(window_rate(mul(op.bytes, outstanding, message), latency),
-                   window_rate(message, spec.tma.message_interval));
+    const std::optional<std::int64_t> outstanding =
+        op.outstanding ? std::optional(op.outstanding->eval_positive(r.env, "outstanding"))
+                       : std::nullopt;
+    if (is_load) {
+      const std::int64_t window =
+          mul(op.bytes, outstanding.value_or(spec.tma.messages_in_flight), message);
+      cap = std::min(window_rate(window, latency), window_rate(message, spec.tma.message_interval));
+    } else {
+      std::int64_t window = spec.tma.max_bytes_in_flight();
+      if (outstanding) window = std::min(window, mul(op.bytes, *outstanding, message));
+      cap = window_rate(window, latency);
+    }
     fixed += spec.tma.issue_time(spec.sm.clock);
-    route.push_back(x.gpu(rank).tma_pipe(r.cta->sm));
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
     Duration held = latency;  // a local load: the path latency
@@ -105,8 +121,8 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       fixed = held;  // posted: the SM goes on once its stores are accepted, not written
     }
     cap = window_rate(ldst_window(r, op), held);
-    if (!is_load) cap = std::min(cap, spec.ldst.store_rate);
   }
+  if (!is_load) cap = std::min(cap, spec.ldst.store_rate);
   const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
   const Bytes misses = moved - hits;
   begin_phases(r);
@@ -115,7 +131,10 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     add_flow(r, owner.l2(), route, hits, cap);
     if (misses.count() > 0) add_phase(r, Duration::zero());
   }
-  if (misses.count() > 0 || hits.count() == 0) add_flow(r, owner.hbm(), route, misses, cap);
+  if (misses.count() > 0 || hits.count() == 0) {
+    route.push_back(x.gpu(rank).memory_pipe(r.cta->sm));
+    add_flow(r, owner.hbm(), route, misses, cap);
+  }
   run_phases(x, r);
   return false;
 }

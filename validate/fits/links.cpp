@@ -252,11 +252,11 @@ void peer_tma(Calibrator& c) {
                       lines(t, put.rows), kLinearUpToSms, put.rate * 1e-9, put.fit.r2,
                       round_trip * 1e9, msgs));
   const PerSm local = per_sm_rate(c, t, "local", kLocalLinearUpToSms);
-  const double sm_rate = 2 * local.rate;
-  c.write("tma.sm_rate", bw_value(sm_rate), sm_rate,
+  const double memory_rate = 2 * local.rate;
+  c.write("sm.memory_rate", bw_value(memory_rate), memory_rate,
           fmt::format("fit: peer_tma.csv lines {} (1 GiB local copy, 1-{:.0f} SMs), least squares "
-                      "gbps = r x sms, r = {:.3f} GB/s per SM, R^2={:.6f}; sm_rate = 2 r (each "
-                      "byte read and written by the SM's bulk-copy unit)",
+                      "gbps = r x sms, r = {:.3f} GB/s per SM, R^2={:.6f}; memory_rate = 2 r (each "
+                      "byte read and written by the SM)",
                       lines(t, local.rows), kLocalLinearUpToSms, local.rate * 1e-9, local.fit.r2));
   // The kernel model sizes a TMA op's messages as min(bytes, max_message); the count above is of
   // the measuring kernel's 32 KiB messages, so the message must be that size too.
