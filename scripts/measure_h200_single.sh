@@ -60,7 +60,7 @@ grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The FMA loops (sm_share, intra_sm) must be FFMAs executed by every thread.
 for p in tma_local intra_sm mlp sync_prims sm_share; do
   cuobjdump -sass "$BIN/$p" 2>/dev/null |
-    grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA" |
+    grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA|HMMA[.A-Z0-9]*" |
     sort | uniq -c >"$RES/system/sass_$p.txt"
   echo "--- sass $p"
   cat "$RES/system/sass_$p.txt"

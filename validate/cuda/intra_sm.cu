@@ -2,8 +2,11 @@
 // overlap model: what does a communication role take from the math roles of its SM?
 //
 // One CTA per SM on all SMs (kExclusiveSmem of shared memory), 8 math warps + 1 copy warp
-// (288 threads). Math warps run fma.cuh's loop (known flops, result checked bit for bit). The copy
-// warp moves HBM -> HBM, its CTA's 4 MiB slice `passes` times:
+// (288 threads). Math warps run either fma.cuh's loop on the FP32 pipes (math_kind fma; known
+// flops, result checked bit for bit) or a loop of tensor-core mma.sync m16n8k16 bf16 -> f32 on
+// register operands (math_kind mma: 8 independent accumulators per warp, all-ones operands, so
+// every accumulator element ends at exactly 16 x steps, checked). The copy warp moves HBM -> HBM,
+// its CTA's 4 MiB slice `passes` times:
 //   ldst  32 lanes, 16-byte ld.global.cg loads, 8 in flight per lane (4 KiB per SM), then stores;
 //   tma   lane 0 issues bulk copies through a ring of 4 x 16 KiB shared-memory buffers
 //         (tma_local.cu's copy op: global -> shared on an mbarrier, shared -> global bulk_group).
@@ -24,6 +27,9 @@ constexpr uint32_t kSeed = 0x1A75Au;
 constexpr size_t kSlice = 4 * MiB;
 constexpr int kMathWarps = 8;
 constexpr int kMathIters = 240000;
+constexpr int kMmaIters = 30000;
+constexpr int kMmaChains = 8;
+constexpr double kMmaFlops = 2.0 * 16 * 8 * 16;  // one m16n8k16
 constexpr int kCopyUnroll = 8;
 constexpr int kRing = 4;
 constexpr uint32_t kMsg = 16 * 1024;
@@ -33,6 +39,32 @@ struct Span {
 };
 
 enum Kind : int { kLdst = 0, kTma = 1 };
+enum Math : int { kFma = 0, kMma = 1 };
+
+// kMmaChains independent accumulators, each D = A x B + D per step with A, B all ones (bf16
+// 0x3F80 pairs, passed in so nothing folds): every element of D grows by 16 per step. Returns 1
+// when every element of every accumulator of this thread is exactly 16 x iters, else 0.
+__device__ float mma_loop(int iters, uint32_t one_pair) {
+  float d[kMmaChains][4];
+#pragma unroll
+  for (int c = 0; c < kMmaChains; ++c) d[c][0] = d[c][1] = d[c][2] = d[c][3] = 0.0f;
+  const uint32_t a = one_pair, b = one_pair;
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int c = 0; c < kMmaChains; ++c)
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%0,%1,%2,%3};"
+          : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+          : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b), "r"(b));
+  }
+  const float want = 16.0f * float(iters);
+  bool ok = true;
+#pragma unroll
+  for (int c = 0; c < kMmaChains; ++c)
+    ok &= d[c][0] == want && d[c][1] == want && d[c][2] == want && d[c][3] == want;
+  return ok ? 1.0f : 0.0f;
+}
 
 __device__ void copy_ldst(const uint4* __restrict__ s, uint4* __restrict__ d, int passes) {
   const int lane = threadIdx.x & 31;
@@ -74,15 +106,15 @@ __device__ void copy_tma(const char* s, char* d, int passes, unsigned char* ring
 }
 
 __global__ void __launch_bounds__((kMathWarps + 1) * 32)
-    intra_kernel(int do_math, int do_copy, int kind, int passes, const char* src, char* dst,
-                 float* out, Span* spans) {
+    intra_kernel(int do_math, int math_kind, uint32_t one_pair, int do_copy, int kind, int passes,
+                 const char* src, char* dst, float* out, Span* spans) {
   extern __shared__ __align__(128) unsigned char ring[];
   __shared__ __align__(8) uint64_t bar[kRing];
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   if (warp < kMathWarps) {
     if (!do_math) return;
     if (threadIdx.x == 0) atomicMin(&spans[0].start, globaltimer_ns());
-    float r = fma_loop(kMathIters);
+    float r = math_kind == kFma ? fma_loop(kMathIters) : mma_loop(kMmaIters, one_pair);
     // Every math thread stores its result, so the compiler cannot sink the loop into one thread.
     out[blockIdx.x * (kMathWarps * 32) + threadIdx.x] = r;
     if (lane == 0) atomicMax(&spans[0].end, globaltimer_ns());
@@ -112,11 +144,11 @@ struct Run {
   double math_us, copy_us;
 };
 
-Run run_once(Ctx& x, bool math, bool copy, int kind, int passes) {
+Run run_once(Ctx& x, bool math, int math_kind, bool copy, int kind, int passes) {
   Span init[2] = {{~0ull, 0}, {~0ull, 0}};
   CUDA_CHECK(cudaMemcpy(x.spans, init, sizeof init, cudaMemcpyHostToDevice));
-  intra_kernel<<<x.sms, (kMathWarps + 1) * 32, kExclusiveSmem>>>(math, copy, kind, passes, x.src,
-                                                                 x.dst, x.out, x.spans);
+  intra_kernel<<<x.sms, (kMathWarps + 1) * 32, kExclusiveSmem>>>(
+      math, math_kind, 0x3F803F80u, copy, kind, passes, x.src, x.dst, x.out, x.spans);
   LAUNCH_CHECK();
   CUDA_CHECK(cudaDeviceSynchronize());
   Span sp[2];
@@ -131,16 +163,18 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaSetDevice(kDev));
   Ctx x;
   CUDA_CHECK(cudaDeviceGetAttribute(&x.sms, cudaDevAttrMultiProcessorCount, kDev));
-  Csv csv(argc, argv, "intra_sm.csv",
-          "8 FMA math warps and 1 HBM->HBM copy warp in one CTA per SM on all SMs of GPU 0: math "
-          "time and copy rate, together and alone; see intra_sm.cu",
-          {kDev},
-          {{"math", "8 warps x 32 threads, 8 FMA chains per thread, 240000 steps"},
-           {"copy_ldst", "1 warp, 16-byte ld.cg loads, 8 in flight per lane"},
-           {"copy_tma", "lane 0 of 1 warp, ring of 4 x 16 KiB bulk copies"},
-           {"slice", "4 MiB per CTA, copied `passes` times"}},
-          "mode,copy_kind,ctas,passes,math_flops,copy_bytes_moved," + stat_cols("math_us") + "," +
-              stat_cols("copy_us") + ",math_tflops_median,copy_gbps_median,reps,ok");
+  Csv csv(
+      argc, argv, "intra_sm.csv",
+      "8 math warps (FP32 FMA or tensor-core mma.sync) and 1 HBM->HBM copy warp in one CTA per "
+      "SM on all SMs of GPU 0: math time and copy rate, together and alone; see intra_sm.cu",
+      {kDev},
+      {{"math_fma", "8 warps x 32 threads, 8 FMA chains per thread, 240000 steps"},
+       {"math_mma", "8 warps, 8 accumulators per warp, mma.sync m16n8k16 bf16 -> f32, 30000 steps"},
+       {"copy_ldst", "1 warp, 16-byte ld.cg loads, 8 in flight per lane"},
+       {"copy_tma", "lane 0 of 1 warp, ring of 4 x 16 KiB bulk copies"},
+       {"slice", "4 MiB per CTA, copied `passes` times"}},
+      "mode,math_kind,copy_kind,ctas,passes,math_flops,copy_bytes_moved," + stat_cols("math_us") +
+          "," + stat_cols("copy_us") + ",math_tflops_median,copy_gbps_median,reps,ok");
   allow_dynamic_smem(intra_kernel);
   const size_t total = size_t(x.sms) * kSlice;
   x.src = static_cast<char*>(device_alloc(kDev, total));
@@ -148,46 +182,52 @@ int main(int argc, char** argv) {
   x.out = static_cast<float*>(device_alloc(kDev, size_t(x.sms) * kMathWarps * 32 * sizeof(float)));
   x.spans = static_cast<Span*>(device_alloc(kDev, 2 * sizeof(Span)));
   fill_pattern(kDev, x.src, total, kSeed);
-  const double flops = 2.0 * kChains * kMathIters * kMathWarps * 32 * x.sms;
-  const float want = fma_loop_host(kMathIters);
+  const double fma_flops = 2.0 * kChains * kMathIters * kMathWarps * 32 * x.sms;
+  const double mma_flops = kMmaFlops * kMmaChains * kMmaIters * kMathWarps * x.sms;
+  const float fma_want = fma_loop_host(kMathIters);
   const int reps = 7;
 
-  run_once(x, true, false, kLdst, 1);  // warm-up
-  double math_alone = run_once(x, true, false, kLdst, 1).math_us;
-  for (int kind : {kLdst, kTma}) {
-    // Passes so that copy_only lasts about as long as math_only.
-    double one = run_once(x, false, true, kind, 1).copy_us;
-    int passes = std::max(1, int(math_alone / one + 0.5));
-    for (int mode = 0; mode < 3; ++mode) {      // math_only, copy_only, math_and_copy
-      if (mode == 0 && kind == kTma) continue;  // math_only does not depend on the copy kind
-      const bool math = mode != 1, copy = mode != 0;
-      poison(kDev, x.dst, total);
-      CUDA_CHECK(cudaMemset(x.out, 0xFF, size_t(x.sms) * kMathWarps * 32 * sizeof(float)));
-      std::vector<double> tm, tc;
-      for (int r = 0; r < reps; ++r) {
-        Run t = run_once(x, math, copy, kind, passes);
-        tm.push_back(t.math_us);
-        tc.push_back(t.copy_us);
+  for (int math_kind : {kFma, kMma}) {
+    const double flops = math_kind == kFma ? fma_flops : mma_flops;
+    const float want = math_kind == kFma ? fma_want : 1.0f;
+    run_once(x, true, math_kind, false, kLdst, 1);  // warm-up
+    const double math_alone = run_once(x, true, math_kind, false, kLdst, 1).math_us;
+    for (int kind : {kLdst, kTma}) {
+      // Passes so that copy_only lasts about as long as math_only.
+      const double one = run_once(x, false, math_kind, true, kind, 1).copy_us;
+      const int passes = std::max(1, int(math_alone / one + 0.5));
+      for (int mode = 0; mode < 3; ++mode) {      // math_only, copy_only, math_and_copy
+        if (mode == 0 && kind == kTma) continue;  // math_only does not depend on the copy kind
+        const bool math = mode != 1, copy = mode != 0;
+        poison(kDev, x.dst, total);
+        CUDA_CHECK(cudaMemset(x.out, 0xFF, size_t(x.sms) * kMathWarps * 32 * sizeof(float)));
+        std::vector<double> tm, tc;
+        for (int r = 0; r < reps; ++r) {
+          Run t = run_once(x, math, math_kind, copy, kind, passes);
+          tm.push_back(t.math_us);
+          tc.push_back(t.copy_us);
+        }
+        int ok = 1;
+        if (math) {
+          std::vector<float> out(size_t(x.sms) * kMathWarps * 32);
+          CUDA_CHECK(
+              cudaMemcpy(out.data(), x.out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+          for (float v : out) ok &= std::memcmp(&v, &want, sizeof v) == 0;
+          if (!ok) std::fprintf(stderr, "VERIFY FAILED: intra_sm math result\n");
+        }
+        if (copy) ok &= report_check("intra_sm copy", count_mismatches(kDev, x.dst, total, kSeed));
+        Stats sm = summarize(tm), sc = summarize(tc);
+        const double moved = copy ? 2.0 * double(total) * passes : 0;
+        const char* mode_name = mode == 0 ? "math_only" : mode == 1 ? "copy_only" : "math_and_copy";
+        csv.row("%s,%s,%s,%d,%d,%.4g,%.4g,%s,%s,%.2f,%.1f,%d,%d", mode_name,
+                math_kind == kFma ? "fma" : "mma",
+                mode == 0       ? "none"
+                : kind == kLdst ? "ldst"
+                                : "tma",
+                x.sms, passes, math ? flops : 0.0, moved, stat_vals(sm).c_str(),
+                stat_vals(sc).c_str(), math ? flops / sm.median * 1e-6 : 0.0,
+                copy ? gbps(moved, sc.median) : 0.0, reps, ok);
       }
-      int ok = 1;
-      if (math) {
-        std::vector<float> out(size_t(x.sms) * kMathWarps * 32);
-        CUDA_CHECK(
-            cudaMemcpy(out.data(), x.out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
-        for (float v : out) ok &= std::memcmp(&v, &want, sizeof v) == 0;
-        if (!ok) std::fprintf(stderr, "VERIFY FAILED: intra_sm math result\n");
-      }
-      if (copy) ok &= report_check("intra_sm copy", count_mismatches(kDev, x.dst, total, kSeed));
-      Stats sm = summarize(tm), sc = summarize(tc);
-      const double moved = copy ? 2.0 * double(total) * passes : 0;
-      const char* mode_name = mode == 0 ? "math_only" : mode == 1 ? "copy_only" : "math_and_copy";
-      csv.row("%s,%s,%d,%d,%.4g,%.4g,%s,%s,%.2f,%.1f,%d,%d", mode_name,
-              mode == 0       ? "none"
-              : kind == kLdst ? "ldst"
-                              : "tma",
-              x.sms, passes, math ? flops : 0.0, moved, stat_vals(sm).c_str(),
-              stat_vals(sc).c_str(), math ? flops / sm.median * 1e-6 : 0.0,
-              copy ? gbps(moved, sc.median) : 0.0, reps, ok);
     }
   }
   CUDA_CHECK(cudaFree(x.src));
