@@ -1,5 +1,8 @@
 #include "models/gpu.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <string>
 
 #include <fmt/format.h>
@@ -80,6 +83,29 @@ void Gpu::create_sm_pipes() {
   }
   fp32_.assign(tensor_.size(), std::nullopt);
   memory_.assign(tensor_.size(), std::nullopt);
+  comm_warps_.assign(tensor_.size(), {0, 0});
+}
+
+sim::Bandwidth Gpu::math_capacity(int sm, Dtype d) const {
+  const std::int64_t peak =
+      spec_->sm.flops_per_second(d == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16);
+  const auto& n = comm_warps_[static_cast<std::size_t>(sm)];
+  if (n[0] == 0 && n[1] == 0) return sim::Bandwidth::bytes_per_second(peak);
+  const bool fp32 = d == Dtype::fp32;
+  const double taken = n[0] * (fp32 ? spec_->ldst.warp_share_fp32 : spec_->ldst.warp_share_tensor) +
+                       n[1] * (fp32 ? spec_->tma.warp_share_fp32 : spec_->tma.warp_share_tensor);
+  const double left = std::max(1.0 - taken, kMinMathShare);
+  return sim::Bandwidth::bytes_per_second(
+      std::max<std::int64_t>(1, std::llround(static_cast<double>(peak) * left)));
+}
+
+void Gpu::add_comm_warp(int sm, CommWarp kind, int delta) {
+  const auto i = static_cast<std::size_t>(sm);
+  int& n = comm_warps_[i][kind == CommWarp::ldst ? 0 : 1];
+  n += delta;
+  MGSIM_CHECK(n >= 0, "SM {} released a communication warp it did not hold", sm);
+  net_->set_capacity(tensor_[i], math_capacity(sm, Dtype::bf16));
+  if (fp32_[i]) net_->set_capacity(*fp32_[i], math_capacity(sm, Dtype::fp32));
 }
 
 sim::ResourceId Gpu::create_memory_pipe(int sm) {
@@ -89,9 +115,7 @@ sim::ResourceId Gpu::create_memory_pipe(int sm) {
 }
 
 sim::ResourceId Gpu::create_fp32_pipe(int sm) {
-  const sim::ResourceId id =
-      add(fmt::format("sm{}.fp32", sm),
-          sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::fp32)));
+  const sim::ResourceId id = add(fmt::format("sm{}.fp32", sm), math_capacity(sm, Dtype::fp32));
   net_->set_trace_counter(id, "GFLOP/s");
   fp32_[static_cast<std::size_t>(sm)] = id;
   return id;

@@ -84,12 +84,23 @@ class Gpu {
     return id ? *id : create_memory_pipe(sm);
   }
 
+  // Communication warps on SM `sm` (ld/st or TMA) take shares of its math pipes while they move
+  // data (ldst.warp_share_*, tma.warp_share_*): `delta` = +1 when one starts, -1 when it ends.
+  // The tensor and FP32 pipes run at (1 - the shares held) of their peak, at least
+  // kMinMathShare of it; with none held, at their peak exactly.
+  // REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count; counts stay >= 0.
+  enum class CommWarp { ldst, tma };
+  void add_comm_warp(int sm, CommWarp kind, int delta);
+  static constexpr double kMinMathShare = 0.01;
+
   sim::ResourceId l2() { return l2_ ? *l2_ : create_l2(); }
   // Where a store-add's read-modify-write happens: this GPU's L2 as the destination.
   sim::ResourceId l2_reduce();
 
  private:
   sim::ResourceId create_fp32_pipe(int sm);
+  // The capacity of SM `sm`'s pipe for `d` with its communication warps' shares taken.
+  sim::Bandwidth math_capacity(int sm, Dtype d) const;
   sim::ResourceId create_memory_pipe(int sm);
   sim::ResourceId create_l2();
   sim::ResourceId add(std::string_view unit, sim::Bandwidth capacity);
@@ -108,6 +119,8 @@ class Gpu {
   std::vector<sim::ResourceId> tensor_;                 // per SM, empty until create_sm_pipes()
   std::vector<std::optional<sim::ResourceId>> fp32_;    // per SM, each on first use
   std::vector<std::optional<sim::ResourceId>> memory_;  // per SM, each on first use
+  // Communication warps running per SM, by CommWarp.
+  std::vector<std::array<int, 2>> comm_warps_;
   std::optional<sim::ResourceId> l2_, l2_reduce_;
   // By PeerPath (copy_engine, tma, ldst, tma_reduce) and PortDirection.
   std::array<std::array<std::optional<sim::ResourceId>, 2>, 4> peer_;

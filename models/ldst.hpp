@@ -6,8 +6,11 @@
 // The bytes in flight come from the kernel (an op's threads x vector x unroll:
 // traces/kernel/op_load_store.cpp), not from here; posted stores also have a per-SM rate of
 // their own, whatever they keep in flight (store_rate).
-// Ignores: per-instruction issue slots (bandwidth, not instructions, bounds these transfers),
-// bank conflicts and uncoalesced patterns beyond whole sectors.
+// A communication warp also takes a share of its SM's math pipes while it moves data
+// (warp_share_fp32, warp_share_tensor: measured as the math warps' loss beside one copy warp,
+// validate/data/h200-single/intra_sm.csv; models::Gpu::add_comm_warp).
+// Ignores: bank conflicts and uncoalesced patterns beyond whole sectors; how the share grows with
+// the role's warps (measured for one warp, charged per op).
 #pragma once
 
 #include "sim/units.hpp"
@@ -19,6 +22,10 @@ struct LdStSpec {
   bool multimem = true;                                  // multimem.ld_reduce / red / st
   sim::Bandwidth store_rate = sim::Bandwidth::GBps(60);  // one SM's posted stores
   double nvlink_efficiency = 1.0;  // achieved peer bandwidth / copy engine's (fit)
+  // Shares of its SM's FP32 and tensor pipes one ld/st communication warp takes while it moves
+  // data (issue slots and register-file ports the math warps lose; 0: none).
+  double warp_share_fp32 = 0.0;
+  double warp_share_tensor = 0.0;
 
   // Bytes actually moved for `bytes` of useful data: rounded up to whole sectors.
   sim::Bytes sectors_bytes(sim::Bytes bytes) const;

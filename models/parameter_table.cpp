@@ -121,7 +121,11 @@ const std::array kParameters = {
     param<&H::tma, &TmaSpec::reduce_efficiency>("tma", "reduce_efficiency", "ratio", kRequired,
                                                 "peer rate of a bulk reduce-add / a bulk store's"),
     param<&H::tma, &TmaSpec::message_interval>("tma", "message_interval", "s", kRequired,
-                                               "one issuing thread's time per message"),
+                                               "time per bulk-load message"),
+    param<&H::tma, &TmaSpec::warp_share_fp32>("tma", "warp_share_fp32", "ratio", kRequired,
+                                              "share of its SM's FP32 pipe a TMA warp takes"),
+    param<&H::tma, &TmaSpec::warp_share_tensor>("tma", "warp_share_tensor", "ratio", kRequired,
+                                                "share of its SM's tensor pipe a TMA warp takes"),
     // ldst
     param<&H::ldst, &LdStSpec::coalescing_granularity>("ldst", "coalescing_granularity", "B",
                                                        kRequired, "sector an access splits into"),
@@ -131,6 +135,11 @@ const std::array kParameters = {
                                            "one SM's posted stores"),
     param<&H::ldst, &LdStSpec::nvlink_efficiency>("ldst", "nvlink_efficiency", "ratio", kRequired,
                                                   "peer bandwidth relative to a copy engine's"),
+    param<&H::ldst, &LdStSpec::warp_share_fp32>("ldst", "warp_share_fp32", "ratio", kRequired,
+                                                "share of its SM's FP32 pipe an ld/st warp takes"),
+    param<&H::ldst, &LdStSpec::warp_share_tensor>(
+        "ldst", "warp_share_tensor", "ratio", kRequired,
+        "share of its SM's tensor pipe an ld/st warp takes"),
     // l2
     param<&H::l2, &L2Spec::capacity>("l2", "capacity", "B", kRequired, "total L2"),
     param<&H::l2, &L2Spec::bandwidth>("l2", "bandwidth", "B/s", kRequired,

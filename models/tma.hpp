@@ -33,6 +33,10 @@ struct TmaSpec {
   double nvlink_efficiency = 1.0;  // achieved peer bandwidth / copy engine's (fit)
   double reduce_efficiency = 1.0;  // peer rate of a bulk reduce-add / of a bulk store (measured)
   sim::Duration message_interval = sim::Duration::ns(100);  // per bulk-load message
+  // Shares of its SM's FP32 and tensor pipes the warp issuing and awaiting bulk copies takes
+  // while it moves data (as LdStSpec's; 0: none).
+  double warp_share_fp32 = 0.0;
+  double warp_share_tensor = 0.0;
 
   // The issue cost one op exposes at SM clock `clock`: issue_cycles, once per op.
   sim::Duration issue_time(sim::Frequency clock) const;

@@ -110,6 +110,19 @@ bool FluidNetwork::cancel_flow(FlowId id) {
   return true;
 }
 
+void FluidNetwork::set_capacity(ResourceId id, Bandwidth capacity) {
+  Impl& m = *impl_;
+  MGSIM_CHECK(id.value < m.resources.size(), "unknown resource id {}", id.value);
+  MGSIM_CHECK(capacity.bytes_per_second() > 0, "resource '{}' needs a positive capacity",
+              m.resources[id.value].name);
+  Resource& r = m.resources[id.value];
+  if (r.capacity == capacity) return;
+  m.fold(r);  // utilisation so far, against the old capacity
+  r.capacity = capacity;
+  r.capacity_bps = static_cast<double>(capacity.bytes_per_second());
+  if (!r.flows.empty()) m.mark_dirty(id.value);
+}
+
 double FluidNetwork::rate(FlowId id) const {
   impl_->flush();
   const Flow* f = impl_->lookup(id);

@@ -75,6 +75,9 @@ class FluidNetwork {
                     std::function<void()> on_done);
   // Removes an unfinished flow without running its callback. Returns false if it was not active.
   bool cancel_flow(FlowId id);
+  // Changes a resource's capacity from now on (something outside the flows takes or gives back
+  // part of it); its flows are re-shared at once. REQUIRES: capacity > 0.
+  void set_capacity(ResourceId id, Bandwidth capacity);
 
   // The current rate of an active flow, in bytes per second (0 if not active).
   double rate(FlowId id) const;

@@ -229,6 +229,7 @@ class KernelParser {
                         key));
       *field = Expr::parse(*n, scope_);
     }
+    if (auto o = r.optional("own_warp")) op.own_warp = o->as_bool();
     if (auto w = r.optional("working_set")) {
       if constexpr (is_load) {
         op.working_set = Expr::parse(*w, scope_);

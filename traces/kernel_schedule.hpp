@@ -85,6 +85,9 @@ struct TransferOp {
   // tma: bytes per message (default min(bytes, tma.max_message)) and messages outstanding
   // (default tma.messages_in_flight).
   std::optional<Expr> message, outstanding;
+  // false: issued by a warp another op of the CTA already accounts for (a GEMM's producer,
+  // inside its mainloop op), so it takes no share of the SM's math pipes.
+  bool own_warp = true;
 };
 
 struct LoadOp : TransferOp {

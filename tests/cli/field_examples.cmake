@@ -10,17 +10,17 @@
 # 350.01 GB/s x tma.reduce_efficiency 0.9008 = 315.29 GB/s = 5.96 ms (its bound) plus the first
 # tiles; at K = 8192 the communication hides under the GEMM (GEMM+RS is the GEMM plus the last
 # tiles' store-adds).
-mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.803579 us (1583803579 ps)"
+mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.981772 us (1583981772 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5759.100640 us (5759100640 ps)"
+mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5759.278833 us (5759278833 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22460.288384 us (22460288384 ps)"
+mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22460.466577 us (22460466577 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
 mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.627623 us (6420627623 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=512)
 mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6437.409347 us (6437409347 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22460.712622 us (22460712622 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22461.104218 us (22461104218 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
 set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk_gemm.K8192
   cli.field.pk_gemm_rs.K512 cli.field.pk_gemm_rs.K2048 cli.field.pk_gemm_rs.K8192
@@ -32,7 +32,7 @@ set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1075.087670 us (1075087670 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1075.205966 us (1075205966 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"

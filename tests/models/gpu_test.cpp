@@ -2,8 +2,11 @@
 // the solver and the trace), catalogue groups and lazy creation.
 #include "models/gpu.hpp"
 
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
+#include "sim/check.hpp"
 #include "sim/engine.hpp"
 
 namespace mgsim::models {
@@ -80,6 +83,41 @@ TEST_CASE("a Gpu without NVLink has no peer ports", "[models][gpu]") {
   CHECK_FALSE(gpu.peer_port(PeerPath::copy_engine, PortDirection::out));
   CHECK_FALSE(gpu.peer_port(PeerPath::tma, PortDirection::in));
   CHECK(net.resource_count() == 3);  // ce0, ce1, hbm
+}
+
+TEST_CASE("communication warps take their shares of an SM's math pipes while they run",
+          "[models][gpu]") {
+  sim::Engine engine;
+  sim::FluidNetwork net(engine);
+  HardwareSpec hw = two_engine_spec();
+  hw.ldst.warp_share_tensor = 0.25;
+  hw.ldst.warp_share_fp32 = 0.125;
+  hw.tma.warp_share_tensor = 0.5;
+  hw.tma.warp_share_fp32 = 0.0625;
+  Gpu gpu(0, hw, net, nullptr);
+  gpu.create_sm_pipes();
+  const std::int64_t tensor = hw.sm.flops_per_second(Dtype::bf16);
+  const std::int64_t fp32 = hw.sm.flops_per_second(Dtype::fp32);
+  const auto capacity = [&](Dtype d) { return net.capacity(gpu.pipe(1, d)).bytes_per_second(); };
+  // One ld/st warp: the tensor pipe at 1 - 0.25, the FP32 pipe (created later) at 1 - 0.125.
+  gpu.add_comm_warp(1, Gpu::CommWarp::ldst, +1);
+  CHECK(capacity(Dtype::bf16) == tensor * 3 / 4);
+  CHECK(capacity(Dtype::fp32) == fp32 * 7 / 8);
+  // Another SM is untouched.
+  CHECK(net.capacity(gpu.pipe(0, Dtype::bf16)).bytes_per_second() == tensor);
+  // Plus a TMA warp: the tensor pipe at 1 - 0.25 - 0.5, the FP32 pipe at 1 - 0.125 - 0.0625.
+  gpu.add_comm_warp(1, Gpu::CommWarp::tma, +1);
+  CHECK(capacity(Dtype::bf16) == tensor / 4);
+  CHECK(capacity(Dtype::fp32) == fp32 * 13 / 16);
+  // A second TMA warp would take it all: the pipe keeps kMinMathShare of its peak.
+  gpu.add_comm_warp(1, Gpu::CommWarp::tma, +1);
+  CHECK(capacity(Dtype::bf16) == std::llround(static_cast<double>(tensor) * Gpu::kMinMathShare));
+  // All given back: the peaks exactly.
+  gpu.add_comm_warp(1, Gpu::CommWarp::tma, -2);
+  gpu.add_comm_warp(1, Gpu::CommWarp::ldst, -1);
+  CHECK(capacity(Dtype::bf16) == tensor);
+  CHECK(capacity(Dtype::fp32) == fp32);
+  CHECK_THROWS_AS(gpu.add_comm_warp(1, Gpu::CommWarp::ldst, -1), sim::InternalError);
 }
 
 }  // namespace

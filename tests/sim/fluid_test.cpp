@@ -127,6 +127,26 @@ TEST_CASE("a flow that starts while another is half done") {
   CHECK(b_done == 20'000'000);
 }
 
+TEST_CASE("a capacity changed mid-flow re-shares from that instant, and utilisation follows it") {
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t a_done;
+  start(net, e, {link}, 1'000'000, a_done);
+  // At 5e6 ps A has 5e5 B left; from then the link gives 50e9 B/s: 1e7 ps more -> 1.5e7.
+  e.schedule_at(Time::from_ps(5'000'000), [&] { net.set_capacity(link, Bandwidth::GBps(50)); });
+  e.run();
+  CHECK(a_done == 15'000'000);
+  CHECK(net.capacity(link) == Bandwidth::GBps(50));
+  // Busy the whole time against whichever capacity held: 1.5e7 ps.
+  CHECK(net.stats(link).busy_ps == Approx(15'000'000.0));
+  CHECK(net.stats(link).bytes_carried == Bytes(1'000'000));
+  // An idle resource just takes the new value; a bad one is refused.
+  net.set_capacity(link, Bandwidth::GBps(100));
+  CHECK(net.capacity(link) == Bandwidth::GBps(100));
+  CHECK_THROWS_AS(net.set_capacity(link, Bandwidth::bytes_per_second(0)), InternalError);
+}
+
 TEST_CASE("rates that are not whole numbers still complete at the rounded-up picosecond") {
   Engine e;
   FluidNetwork net(e);

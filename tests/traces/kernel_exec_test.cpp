@@ -314,6 +314,39 @@ TEST_CASE("one SM's loads and stores share its memory pipe, one thread issues TM
             100) == 1'000'000 + 564'000 + 100'000'000);
 }
 
+TEST_CASE("a communication role takes its share of the SM's math pipe while it moves data") {
+  // One CTA: a math role (20e6 flops at the toy's 1e12 flops/s: 20 us alone) and a role storing
+  // 1e6 B locally by ld/st (the toy's ldst.store_rate, 60 GB/s: 16.666667 us after the 20 ns
+  // posted-store latency), both from 1 us. An ld/st warp takes 20 % of the tensor pipe while
+  // its op runs: from 1 us to 17.686667 us the math gets 0.8e12 flops/s (13.349333e6 flops),
+  // then all of it for the other 6.650667e6 flops: the kernel ends at 24.337334 us (21 us with
+  // no share).
+  models::HardwareSpec hw = toy_device();
+  hw.ldst.warp_share_tensor = 0.2;
+  const std::string roles =
+      "      - {name: math, ops: [{mma: {m: 1000, n: 1000, k: 10}}]}\n"
+      "      - {name: comm, ops: [{store: {bytes: 1000000, via: ldst}}]}\n";
+  const auto end = stream_end(run_kernels(one_kernel("1", roles), 1, hw).result, 0, "s");
+  CHECK(end == Approx(24'337'334).margin(2));
+  // The same op declaring it has no warp of its own (own_warp: false) takes nothing.
+  const std::string shared =
+      "      - {name: math, ops: [{mma: {m: 1000, n: 1000, k: 10}}]}\n"
+      "      - {name: comm, ops: [{store: {bytes: 1000000, via: ldst, own_warp: false}}]}\n";
+  CHECK(stream_end(run_kernels(one_kernel("1", shared), 1, hw).result, 0, "s") == 21'000'000);
+  // FP32 math takes the FP32 share: a TMA warp at 50 % from 1 us; the FP32 pipe (256 flops per
+  // cycle at 1 GHz by default: 2.56e11 flops/s) runs 2.56e6 flops in 10 us alone; the TMA store
+  // (1e6 B, 60 GB/s store path) ends at 1 us + 500 ns + 64 ns + 16.666667 us = 18.230667 us: the
+  // math runs at half rate until then (8.615333 us of its 10), then at full rate for the rest
+  // (1.384667 us), ending at 19.615334 us. The FP32 pipe is created after the TMA warp took its
+  // share, and starts with it taken.
+  hw.tma.warp_share_fp32 = 0.5;
+  const std::string fp32 =
+      "      - {name: comm, ops: [{store: {bytes: 1000000, via: tma}}]}\n"
+      "      - {name: math, ops: [{compute: {flops: 2560000, dtype: fp32}}]}\n";
+  CHECK(stream_end(run_kernels(one_kernel("1", fp32), 1, hw).result, 0, "s") ==
+        Approx(19'615'334).margin(2));
+}
+
 TEST_CASE("concurrent kernels share the SMs: a kernel holding SMs leaves the rest to the next") {
   // `hold` (2 CTAs of 200 KiB shared memory) takes SMs 0 and 1 for 10 us of math; `work` (4 CTAs
   // of 64 KiB, 2 us of math each alone) cannot join them (201 + 65 KiB > the SM's 228 KiB), so

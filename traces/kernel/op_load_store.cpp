@@ -37,6 +37,8 @@
 // order, so a miss holds up the hits behind it and the two times add; docs/MODELS.md, L2), each
 // under the same cap, and L = h x L2 hit latency + (1 - h) x HBM latency (+ route latency).
 // Without W, h = 0.
+// While the op runs, its warp takes ldst.warp_share_* or tma.warp_share_* of the SM's math pipes
+// (models::Gpu::add_comm_warp; intra-SM overlap is not free).
 // Ignores: L2 hits other than a load's declared working set (stores go to HBM), L2 bandwidth
 // used by misses.
 #include <algorithm>
@@ -123,6 +125,9 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     cap = window_rate(ldst_window(r, op), held);
   }
   if (!is_load) cap = std::min(cap, spec.ldst.store_rate);
+  if (op.own_warp)
+    hold_comm_warp(x, r,
+                   op.via == Via::tma ? models::Gpu::CommWarp::tma : models::Gpu::CommWarp::ldst);
   const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
   const Bytes misses = moved - hits;
   begin_phases(r);

@@ -11,6 +11,9 @@
 //      the last step, then the last step's.
 // Time ~ fill + max(load, mma) + last MMA. The load flows' cap is
 // min(stages x stage, TmaSpec::max_bytes_in_flight()) / L; MMAs run on the SM's pipe as in mma.
+// The loop's own producer warp takes no share of the SM's math pipes here: its cost is inside
+// the GEMM rate the tensor clock is fitted to (a separate communication role's is charged,
+// models::Gpu::add_comm_warp).
 // Ignores: HBM traffic of the operands, L2 bandwidth beyond the L2 resource's share.
 #include <algorithm>
 

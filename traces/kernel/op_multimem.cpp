@@ -9,6 +9,7 @@
 //            nvswitch.reduction_bandwidth.
 // A GPU's own contribution and copy stay in its memory. A GPU's uplink into the switch is the
 // first hop of its routes, its downlink the last hop of routes into it.
+// The op's warp takes ldst.warp_share_* of its SM's math pipes while it runs.
 // Ignores: the HBM traffic of multimem ops.
 #include <string_view>
 
@@ -49,6 +50,8 @@ bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer
   const PeerRoute mine = route_of(rank, other);
   const Duration latency = mine.latency + spec.nvswitch.latency;
   const Bandwidth cap = window_rate(ldst_window(r, transfer), latency);
+  if (transfer.own_warp)
+    hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);  // multimem is an ld/st instruction
   begin_phases(r);
   add_phase(r, latency);
   for (int q = 0; q < x.world; ++q) {

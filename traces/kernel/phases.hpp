@@ -20,6 +20,13 @@ namespace mgsim::traces::kernel {
 
 // Inline: these run several times per op on the simulation's hot path.
 
+// The current op's warp takes its share of the SM's math pipes (models::Gpu::add_comm_warp)
+// until the op is done (op_done gives it back).
+inline void hold_comm_warp(Runner& x, RoleRun& r, models::Gpu::CommWarp kind) {
+  r.comm_warp = kind;
+  x.gpu(x.rank_of(r)).add_comm_warp(r.cta->sm, kind, +1);
+}
+
 // Forgets the role's previous phases and flows (their vectors keep their capacity).
 inline void begin_phases(RoleRun& r) {
   r.flow_count = 0;

@@ -71,6 +71,9 @@ struct RoleRun {
   std::int64_t traced_bytes = -1;
   int traced_peer = -1;
   std::vector<sim::ResourceId> scratch;  // a path being built by an op unit
+  // The communication warp the current op holds on its SM (models::Gpu::add_comm_warp), given
+  // back when the op is done.
+  std::optional<models::Gpu::CommWarp> comm_warp;
 };
 
 struct LaunchRun;

@@ -25,6 +25,10 @@ void advance(Runner& x, RoleRun& r) {
 }
 
 void op_done(Runner& x, RoleRun& r) {
+  if (r.comm_warp) {
+    x.gpu(x.rank_of(r)).add_comm_warp(r.cta->sm, *r.comm_warp, -1);
+    r.comm_warp.reset();
+  }
   if (x.engine.trace() != nullptr) trace_op(x, r);
   advance(x, r);
 }
