@@ -19,6 +19,10 @@ struct LaunchSpec {
   sim::Duration gap = sim::Duration::us(1);           // previous op ended -> queued kernel starts
   sim::Duration graph_node = sim::Duration::ns(500);  // between kernel nodes of a graph
   sim::Duration per_cta = sim::Duration::ps(600);     // CTA dispatch interval, per GPU
+  // Extra start latency of the kernels a call enqueues after its thread slept 1 ms / 100 ms
+  // (models::wake_cost; the GPU idled as long).
+  sim::Duration wake_1ms = sim::Duration::zero();
+  sim::Duration wake_100ms = sim::Duration::zero();
 };
 
 }  // namespace mgsim::models

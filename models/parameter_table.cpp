@@ -203,6 +203,10 @@ const std::array kParameters = {
                                                "between kernel nodes of a CUDA graph"),
     param<&H::launch, &LaunchSpec::per_cta>("launch", "per_cta", "s", kRequired,
                                             "CTA dispatch interval per GPU"),
+    param<&H::launch, &LaunchSpec::wake_1ms>("launch", "wake_1ms", "s", kRequired,
+                                             "extra kernel start after the host slept 1 ms"),
+    param<&H::launch, &LaunchSpec::wake_100ms>("launch", "wake_100ms", "s", kRequired,
+                                               "extra kernel start after the host slept 100 ms"),
     // host
     param<&H::host, &HostSpec::launch>("host", "launch", "s", kRequired,
                                        "host thread time of cudaLaunchKernel"),
@@ -219,6 +223,10 @@ const std::array kParameters = {
                                              "host thread time of cudaGraphLaunch"),
     param<&H::host, &HostSpec::sync>("host", "sync", "s", kRequired,
                                      "GPU work done -> synchronize returns"),
+    param<&H::host, &HostSpec::wake_1ms>("host", "wake_1ms", "s", kRequired,
+                                         "extra on the first call after 1 ms asleep"),
+    param<&H::host, &HostSpec::wake_100ms>("host", "wake_100ms", "s", kRequired,
+                                           "extra on the first call after 100 ms asleep"),
     // sync
     param<&H::sync, &SyncSpec::flag_latency>("sync", "flag_latency", "s", kRequired,
                                              "flag store -> poll sees it, one GPU"),

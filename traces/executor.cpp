@@ -27,6 +27,7 @@ struct Command {
   sim::Time ready;          // when the call that enqueued it returned
   bool kernel = false;      // starts after launch.latency, launch.gap or launch.graph_node
   bool graph_node = false;  // a kernel node of a graph after its first
+  sim::Duration wake;       // a kernel's extra start latency after its host slept
   // Begins it on the GPU, `launch` after now if it is a kernel; true when it finished at once.
   std::function<bool(sim::Duration launch)> start;
 };
@@ -59,6 +60,7 @@ struct HostThread {
   sim::Time free;                             // when its last call returns
   int blocked_by = -1;                        // the stream whose sync holds it
   std::deque<std::function<void()>> pending;  // calls made while it was blocked
+  sim::Duration slept;  // asleep this long since its last API call (sleep ops; 0: awake)
 };
 
 using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
@@ -141,7 +143,7 @@ class Executor {
     const auto it = std::find_if(threads_.begin(), threads_.end(),
                                  [id](const HostThread& t) { return t.id == id; });
     if (it != threads_.end()) return static_cast<int>(it - threads_.begin());
-    threads_.push_back({id, sim::Time::zero(), -1, {}});
+    threads_.push_back({id, sim::Time::zero(), -1, {}, sim::Duration::zero()});
     return static_cast<int>(threads_.size()) - 1;
   }
 
@@ -162,14 +164,23 @@ class Executor {
   }
 
   // Holds stream i's thread for `cost` from when it is free, then enqueues `commands` on the GPU
-  // side and makes the stream's next call.
-  void host_call(int i, sim::Duration cost, std::string_view label, std::vector<Command> commands) {
+  // side and makes the stream's next call. An API call (`api`) right after the thread slept pays
+  // the wake-up (models::wake_cost): host.wake_* on the thread, launch.wake_* before its kernels.
+  void host_call(int i, sim::Duration cost, std::string_view label, std::vector<Command> commands,
+                 bool api = true) {
     HostThread& t = threads_[static_cast<std::size_t>(stream(i).thread)];
     if (t.blocked_by >= 0) {
-      t.pending.push_back([this, i, cost, label, commands = std::move(commands)]() mutable {
-        host_call(i, cost, label, std::move(commands));
+      t.pending.push_back([this, i, cost, label, api, commands = std::move(commands)]() mutable {
+        host_call(i, cost, label, std::move(commands), api);
       });
       return;
+    }
+    if (api && t.slept > sim::Duration::zero()) {
+      cost += models::wake_cost(t.slept, hw_.host.wake_1ms, hw_.host.wake_100ms);
+      const sim::Duration gpu =
+          models::wake_cost(t.slept, hw_.launch.wake_1ms, hw_.launch.wake_100ms);
+      for (Command& c : commands) c.wake = gpu;
+      t.slept = sim::Duration::zero();
     }
     const sim::Time begin = std::max(engine_.now(), t.free);
     t.free = begin + cost;
@@ -217,7 +228,11 @@ class Executor {
               })});
   }
 
-  void call(int i, const Op&, const DelayOp& delay) { host_call(i, delay.duration, "delay", {}); }
+  // A delay keeps the thread busy; a sleep leaves it idle, to wake up at its next API call.
+  void call(int i, const Op&, const DelayOp& delay) {
+    if (delay.idle) threads_[static_cast<std::size_t>(stream(i).thread)].slept += delay.duration;
+    host_call(i, delay.duration, delay.idle ? "sleep" : "delay", {}, false);
+  }
 
   // Blocks the thread until the work enqueued before is done: calls made after this one wait
   // behind it (check_sync releases them), it starts when the thread's last call has returned.
@@ -396,9 +411,10 @@ class Executor {
       sim::Duration launch = sim::Duration::zero();
       if (c.kernel) {
         // Queued behind the previous op (it waited): the GPU pipelines it; else it is isolated.
-        launch = c.graph_node              ? hw_.launch.graph_node
-                 : c.ready < engine_.now() ? hw_.launch.gap
-                                           : hw_.launch.latency;
+        launch = (c.graph_node              ? hw_.launch.graph_node
+                  : c.ready < engine_.now() ? hw_.launch.gap
+                                            : hw_.launch.latency) +
+                 c.wake;
       }
       st.running = c.op;
       began_[static_cast<std::size_t>(i)] = engine_.now();

@@ -139,11 +139,24 @@ class Parser {
     sim::MapReader r(node, "op");
     Op op;
     op.where = node.location();
-    enum class Kind { memcpy, record, wait, collective, delay, for_loop, launch, sync, graph };
+    enum class Kind {
+      memcpy,
+      record,
+      wait,
+      collective,
+      delay,
+      sleep,
+      for_loop,
+      launch,
+      sync,
+      graph
+    };
     static constexpr std::pair<const char*, Kind> kinds[] = {
-        {"memcpy", Kind::memcpy},         {"record", Kind::record}, {"wait", Kind::wait},
-        {"collective", Kind::collective}, {"delay", Kind::delay},   {"for", Kind::for_loop},
-        {"launch", Kind::launch},         {"sync", Kind::sync},     {"graph", Kind::graph}};
+        {"memcpy", Kind::memcpy}, {"record", Kind::record},
+        {"wait", Kind::wait},     {"collective", Kind::collective},
+        {"delay", Kind::delay},   {"sleep", Kind::sleep},
+        {"for", Kind::for_loop},  {"launch", Kind::launch},
+        {"sync", Kind::sync},     {"graph", Kind::graph}};
     const auto kind = read_op_kind(r, kinds, "an op");
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
@@ -162,10 +175,13 @@ class Parser {
       case Kind::collective:
         op.what = parse_collective(body);
         break;
-      case Kind::delay: {
+      case Kind::delay:
+      case Kind::sleep: {
+        const bool idle = kind->first == Kind::sleep;
         const sim::Duration d = body.as_duration();
-        if (d < sim::Duration::zero()) body.fail("a delay cannot be negative");
-        op.what = DelayOp{d};
+        if (d < sim::Duration::zero())
+          body.fail(fmt::format("a {} cannot be negative", idle ? "sleep" : "delay"));
+        op.what = DelayOp{d, idle};
         break;
       }
       case Kind::for_loop:
@@ -202,9 +218,10 @@ class Parser {
         check_graph_ops(loop->body);
       } else if (!std::holds_alternative<LaunchOp>(op.what) &&
                  !std::holds_alternative<MemcpyOp>(op.what)) {
-        throw sim::ConfigError(op.where,
-                               "a graph holds launch, memcpy and for ops only (record, wait, "
-                               "collective, delay, sync and nested graphs are not captured)");
+        throw sim::ConfigError(
+            op.where,
+            "a graph holds launch, memcpy and for ops only (record, wait, "
+            "collective, delay, sleep, sync and nested graphs are not captured)");
       }
     }
   }

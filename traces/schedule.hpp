@@ -109,8 +109,11 @@ struct LaunchOp {
   std::vector<std::pair<int, Expr>> args;  // (index into the kernel's args, value over the stream)
 };
 
+// `delay`: the thread works (busy) for `duration`; `sleep` (idle): it sleeps, and the first API
+// call after it pays the host's and the GPU's wake-up (models::HostSpec::wake_1ms ...).
 struct DelayOp {
   sim::Duration duration;  // host time, >= 0
+  bool idle = false;
 };
 
 // cudaStreamSynchronize (this stream) or cudaDeviceSynchronize (every stream of the rank).

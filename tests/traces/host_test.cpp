@@ -105,6 +105,40 @@ streams: [{name: s, ops: [{memcpy: {bytes: 1000}}]}]
   CHECK(stream(r, 1, "s").end.picoseconds() == us(5.52));
 }
 
+TEST_CASE("the first call after the host slept pays the wake-up, on the host and the GPU") {
+  models::HardwareSpec hw = machine();
+  hw.host.wake_1ms = Duration::us(10);
+  hw.host.wake_100ms = Duration::us(30);
+  hw.launch.wake_1ms = Duration::us(2);
+  hw.launch.wake_100ms = Duration::us(6);
+  auto end_of = [&hw](const std::string& ops) {
+    const RunResult r = run(std::string("world: 1\nparams: {GRID: 1}\n") + kEmptyKernel +
+                                "streams: [{name: s, ops: " + ops + "}]\n",
+                            hw);
+    REQUIRE(r.blocked.empty());
+    return stream(r, 0, "s").end.picoseconds();
+  };
+  // Asleep 1 ms: the launch call takes 4 + 10 us (returns at 1014 us), the kernel starts 2 + 2
+  // us later: 1018 us. Busy for 1 ms instead (delay): 1000 + 4 + 2 = 1006 us.
+  CHECK(end_of("[sleep: 1ms, launch: empty]") == us(1018));
+  CHECK(end_of("[delay: 1ms, launch: empty]") == us(1006));
+  // 10 ms: one decade above 1 ms, halfway (in log time) to the 100 ms values: 20 us and 4 us.
+  CHECK(end_of("[sleep: 10ms, launch: empty]") == us(10000 + 4 + 20 + 2 + 4));
+  // 100 ms and beyond: the 100 ms values.
+  CHECK(end_of("[sleep: 1s, launch: empty]") == us(1e6 + 4 + 30 + 2 + 6));
+  // Only the first call after the sleep wakes up: the second call returns 4 us after the first,
+  // at 1018 us, as the first kernel ends; it starts launch.latency (2 us) later, with no wake.
+  CHECK(end_of("[sleep: 1ms, launch: empty, launch: empty]") == us(1020));
+  // Below 1 ms the line goes on falling, 10 us per decade for the host: zero at 100 us, and it
+  // stays zero for shorter sleeps.
+  CHECK(models::wake_cost(Duration::us(100), hw.host.wake_1ms, hw.host.wake_100ms) ==
+        Duration::zero());
+  CHECK(models::wake_cost(Duration::us(10), hw.host.wake_1ms, hw.host.wake_100ms) ==
+        Duration::zero());
+  CHECK(models::wake_cost(Duration::zero(), hw.host.wake_1ms, hw.host.wake_100ms) ==
+        Duration::zero());
+}
+
 TEST_CASE("a sync blocks the host until the stream is done, records mark the GPU's time") {
   const RunResult r = run(R"(world: 1
 streams:

@@ -28,6 +28,7 @@ streams:
       - wait: {event: done, index: 1, rank: world - 1}
       - memcpy: {bytes: CHUNK, dst: (rank + 1) % world}
       - delay: 2us
+      - sleep: 1ms
 )";
 }  // namespace
 
@@ -46,6 +47,9 @@ TEST_CASE("a schedule loads into params, sweep and streams") {
   REQUIRE(loop_of(s.streams[0].ops[1]));
   CHECK(loop_of(s.streams[0].ops[1])->body.size() == 1);
   CHECK(std::get<DelayOp>(s.streams[1].ops[2].what).duration == mgsim::sim::Duration::us(2));
+  CHECK(!std::get<DelayOp>(s.streams[1].ops[2].what).idle);
+  CHECK(std::get<DelayOp>(s.streams[1].ops[3].what).duration == mgsim::sim::Duration::ms(1));
+  CHECK(std::get<DelayOp>(s.streams[1].ops[3].what).idle);
   CHECK(s.collective_count == 1);
   // slots: SIZE, CHUNK, rank, world, i.
   CHECK(s.slot_count == 5);
@@ -73,10 +77,14 @@ TEST_CASE("bad schedules name file:line:col") {
   // (record before delay), so the second one found, delay, is reported at its value (column 35).
   CHECK(error_of([] { load("streams: [{name: a, ops: [{delay: 1us, record: e}]}]\n"); }) ==
         "s.yaml:1:35: error: an op holds exactly one of memcpy, record, wait, collective, delay, "
+        "sleep, "
         "for, launch, sync, graph");
-  CHECK(error_of([] { load("streams: [{name: a, ops: [{if: 1}]}]\n"); }) ==
-        "s.yaml:1:27: error: an op needs one of memcpy, record, wait, collective, delay, for, "
-        "launch, sync, graph");
+  CHECK(error_of([] { load("streams: [{name: a, ops: [{sleep: -1ms}]}]\n"); }) ==
+        "s.yaml:1:35: error: expected a duration such as '12us', got '-1ms'");
+  CHECK(
+      error_of([] { load("streams: [{name: a, ops: [{if: 1}]}]\n"); }) ==
+      "s.yaml:1:27: error: an op needs one of memcpy, record, wait, collective, delay, sleep, for, "
+      "launch, sync, graph");
   CHECK(error_of([] { load("streams:\n  - name: a\n    opps: []\n"); }) ==
         "s.yaml:3:5: error: unknown key 'opps' in stream; did you mean 'ops'?");
   CHECK(error_of([] { load("streams:\n  - name: a\n    ops:\n      - memcopy: {bytes: 1}\n"); }) ==
