@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -31,13 +32,25 @@ ConfigError::ConfigError(SourceLocation where, const std::string& message)
       where_(std::move(where)),
       message_(message) {}
 
-Node Node::load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError({path, 0, 0}, "cannot open file");
-  std::stringstream text;
+std::string read_input_file(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw ConfigError({path, 0, 0}, fmt::format("cannot open the {}: no such file", what));
+  if (!std::filesystem::is_regular_file(status))
+    throw ConfigError({path, 0, 0}, fmt::format("the {} is not a regular file", what));
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxInputBytes)
+    throw ConfigError({path, 0, 0},
+                      fmt::format("the {} is larger than {} MiB", what, kMaxInputBytes >> 20));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError({path, 0, 0}, fmt::format("cannot open the {}", what));
+  std::ostringstream text;
   text << in.rdbuf();
-  return load_string(text.str(), path);
+  return text.str();
 }
+
+Node Node::load_file(const std::string& path) { return load_string(read_input_file(path), path); }
 
 Node Node::load_string(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);

@@ -42,6 +42,12 @@ class ConfigError : public std::runtime_error {
   std::string message_;
 };
 
+// The whole text of an input file `path` (`what` names it in messages): only a regular file
+// (not a device, a pipe or a directory, whatever a link points to) of at most kMaxInputBytes;
+// a ConfigError at the file otherwise.
+inline constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{64} << 20;
+std::string read_input_file(const std::string& path, std::string_view what = "file");
+
 // A YAML node together with the name of the file it came from.
 class Node {
  public:

@@ -40,8 +40,17 @@ class ExprParser {
   }
 
  private:
+  // Quotes the expression, or for a long one the 40 characters before the error and 20 after.
   [[noreturn]] void fail(const std::string& why) const {
-    out_.fail(fmt::format("in expression '{}' at character {}: {}", text_, pos_ + 1, why));
+    constexpr std::size_t kBefore = 40, kAfter = 20;
+    std::string shown(text_);
+    if (text_.size() > kBefore + kAfter + 20) {
+      const std::size_t from = pos_ > kBefore ? pos_ - kBefore : 0;
+      shown = std::string(from > 0 ? "..." : "") +
+              std::string(text_.substr(from, pos_ - from + kAfter)) +
+              (pos_ + kAfter < text_.size() ? "..." : "");
+    }
+    out_.fail(fmt::format("in expression '{}' at character {}: {}", shown, pos_ + 1, why));
   }
 
   void skip_space() {
@@ -127,7 +136,18 @@ class ExprParser {
     level(ops, [this] { unary(); });
   }
 
+  // Every nesting (parentheses, unary operators, min/max arguments) passes here: the depth is
+  // bounded so that no input can overflow the stack of this recursive parser.
+  static constexpr int kMaxDepth = 200;
+
   void unary() {
+    if (++depth_ > kMaxDepth)
+      fail(fmt::format("expression nested deeper than {} levels", kMaxDepth));
+    unary_body();
+    --depth_;
+  }
+
+  void unary_body() {
     if (eat("-")) {
       unary();
       emit(Expr::Code::neg);
@@ -218,6 +238,7 @@ class ExprParser {
   const Scope& scope_;
   Expr& out_;
   std::size_t pos_ = 0;
+  int depth_ = 0;  // unary() levels entered and not left
 };
 
 Expr Expr::parse(std::string_view text, const Scope& scope, SourceLocation where) {

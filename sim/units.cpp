@@ -85,7 +85,9 @@ bool parse_scaled(std::string_view text, std::span<const UnitScale> units, std::
       continue;
     }
     if (!std::isdigit(static_cast<unsigned char>(c))) break;
-    if (++digits > 30) {
+    // 20 digits (< 2^67) times the largest scale (TiB, s: < 2^41) stays inside the Int128 below;
+    // any value that fits the int64 result has fewer digits than that.
+    if (++digits > 20) {
       error = fmt::format("'{}' has too many digits for a {}", s, what);
       return false;
     }

@@ -183,6 +183,11 @@ class Executor {
       t.slept = sim::Duration::zero();
     }
     const sim::Time begin = std::max(engine_.now(), t.free);
+    if (cost > sim::Time::max() - begin)
+      throw sim::ConfigError(stream(i).calling->where,
+                             fmt::format("this {} would end past the simulator's clock (2^63 ps, "
+                                         "about 106 days of simulated time)",
+                                         label));
     t.free = begin + cost;
     engine_.schedule_at(t.free, [this, i, begin, label, commands = std::move(commands)]() mutable {
       trace_host(i, label, begin);
@@ -203,6 +208,7 @@ class Executor {
   void call(int i, const Op& op, const RecordOp& record) {
     StreamRun& st = stream(i);
     const EventKey key = event_key(st, record.event, st.rank);
+    check_event_count(op);
     host_call(
         i, hw_.host.event_record, "cudaEventRecord", {only(op, false, [this, key](sim::Duration) {
           events_.set(key, 1, false, [this](int waiter) { resume_later(waiter); });
@@ -217,6 +223,7 @@ class Executor {
     StreamRun& st = stream(i);
     const int rank = wait.event.rank ? check_rank(*wait.event.rank, st.env) : st.rank;
     const EventKey key = event_key(st, wait.event, rank);
+    check_event_count(op);
     host_call(i, hw_.host.stream_wait, "cudaStreamWaitEvent",
               {only(op, false, [this, i, key, rank](sim::Duration) {
                 if (events_.wait(key, 1, i)) return true;
@@ -282,7 +289,7 @@ class Executor {
   // algorithms' idealised transport, no host cost.
   void call(int i, const Op& op, const CollectiveOp& c) {
     StreamRun& st = stream(i);
-    const std::int64_t bytes = c.bytes.eval_positive(st.env, "collective bytes");
+    const std::int64_t bytes = eval_transfer_bytes(c.bytes, st.env, "collective bytes");
     if (bytes % c.dtype.size != 0)
       c.bytes.fail(fmt::format("{} bytes is not a whole number of {} elements ({} bytes each)",
                                bytes, c.dtype.name, c.dtype.size));
@@ -296,6 +303,15 @@ class Executor {
       host_call(i, cost, "ncclCollective", {});
       return;
     }
+    // Each chunk of each step (at most 2 x (world - 1) steps) is a simulated transfer of every
+    // rank: bound them before the collective's bookkeeping is sized by them.
+    constexpr std::int64_t kMaxTransfers = 1'000'000;
+    const std::int64_t chunks = ((bytes + world_ - 1) / world_ + chunk - 1) / chunk;
+    if (chunks > kMaxTransfers / (2 * std::int64_t{world_ - 1}))
+      c.bytes.fail(
+          fmt::format("{} bytes in chunks of {} over {} ranks make more than {} chunk "
+                      "transfers per rank: use a larger chunk",
+                      bytes, chunk, world_, kMaxTransfers));
     auto key = std::make_pair(st.def, seen);
     auto it = collectives_.find(key);
     if (it == collectives_.end()) {
@@ -325,7 +341,7 @@ class Executor {
 
   Command memcpy_command(int i, const Op& op, const MemcpyOp& copy, const Env& env) {
     const int rank = stream(i).rank;
-    const std::int64_t bytes = copy.bytes.eval_positive(env, "memcpy bytes");
+    const std::int64_t bytes = eval_transfer_bytes(copy.bytes, env, "memcpy bytes");
     const int src = copy.src ? check_rank(*copy.src, env) : rank;
     const int dst = copy.dst ? check_rank(*copy.dst, env) : rank;
     if (src != rank && dst != rank)
@@ -360,6 +376,17 @@ class Executor {
       });
       return false;
     });
+  }
+
+  // Events are keyed by name, index and rank: a loop-dependent index adds one per value. Bounded
+  // so that memory is, well before the op budget would stop such a loop.
+  void check_event_count(const Op& op) const {
+    constexpr std::size_t kMaxEvents = 1'000'000;
+    if (events_.size() >= kMaxEvents)
+      throw sim::ConfigError(op.where,
+                             fmt::format("the schedule uses more than {} events (name, index and "
+                                         "rank); is an event index wrong?",
+                                         kMaxEvents));
   }
 
   static Command only(const Op& op, bool kernel, std::function<bool(sim::Duration)> start) {

@@ -103,6 +103,7 @@ class KernelParser {
   }
 
   KernelOp parse_op(const sim::Node& node) {
+    count_parsed_op(node, parsed_ops_);
     enum class Kind {
       load,
       store,
@@ -389,6 +390,7 @@ class KernelParser {
   }
 
   KernelSet& set_;
+  std::int64_t parsed_ops_ = 0;
   const Scope& host_;
   Scope scope_;
   int max_slots_ = 0;

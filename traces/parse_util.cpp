@@ -7,6 +7,21 @@
 
 namespace mgsim::traces {
 
+std::int64_t eval_transfer_bytes(const Expr& bytes, const Env& env, std::string_view what) {
+  const std::int64_t v = bytes.eval_positive(env, what);
+  if (v > kMaxTransferBytes)
+    bytes.fail(fmt::format("{} is {} bytes, more than one transfer may move (1 PiB)", what, v));
+  return v;
+}
+
+void count_parsed_op(const sim::Node& node, std::int64_t& parsed) {
+  if (++parsed > kMaxParsedOps)
+    node.fail(
+        fmt::format("more than {} ops in the schedule once YAML aliases are expanded; "
+                    "repeat ops with a for loop",
+                    kMaxParsedOps));
+}
+
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {

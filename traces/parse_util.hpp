@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,18 @@ using sim::Scope;
 
 // A C-like identifier: a letter or '_', then letters, digits or '_'.
 bool is_identifier(const std::string& s);
+
+// The bytes of one transfer (a memcpy, a collective, a kernel's load or store): positive and
+// at most kMaxTransferBytes (1 PiB: at 10 GB/s, 31 hours of the simulator's 106-day clock), so
+// no transfer runs the clock over. A ConfigError at the expression otherwise.
+inline constexpr std::int64_t kMaxTransferBytes = std::int64_t{1} << 50;
+std::int64_t eval_transfer_bytes(const Expr& bytes, const Env& env, std::string_view what);
+
+// Ops one parser reads, counted in `parsed`, at most kMaxParsedOps: YAML aliases are parsed once
+// per use, so a small file could otherwise expand into billions of ops. A ConfigError at `node`
+// past the limit (loops, not copies, repeat ops).
+inline constexpr std::int64_t kMaxParsedOps = 1'000'000;
+void count_parsed_op(const sim::Node& node, std::int64_t& parsed);
 
 // Fails at `n`: "unknown <what> '<got>'" with the nearest valid choice, or the list of them.
 [[noreturn]] void fail_choice(const sim::Node& n, const std::string& what, const std::string& got,

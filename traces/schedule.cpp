@@ -136,6 +136,7 @@ class Parser {
   }
 
   Op parse_op(const sim::Node& node) {
+    count_parsed_op(node, parsed_ops_);
     sim::MapReader r(node, "op");
     Op op;
     op.where = node.location();
@@ -339,6 +340,7 @@ class Parser {
   int intern(const std::string& name) { return traces::intern(s_.event_names, name); }
 
   Schedule& s_;
+  std::int64_t parsed_ops_ = 0;
   Scope scope_;
   int max_slots_ = 0;
   std::set<int> recorded_;

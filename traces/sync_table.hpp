@@ -15,6 +15,9 @@ namespace mgsim::traces {
 template <class Key, class Waiter>
 class SyncTable {
  public:
+  // Keys seen so far (a loop-dependent index adds one per value).
+  std::size_t size() const { return table_.size(); }
+
   std::int64_t value(const Key& key) const {
     const auto it = table_.find(key);
     return it == table_.end() ? 0 : it->second.value;

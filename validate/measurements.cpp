@@ -120,11 +120,7 @@ Unit unit_of_column(std::string_view name, const sim::SourceLocation& where) {
 }
 
 MeasurementTable MeasurementTable::load_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw sim::ConfigError({path, 0, 0}, "cannot open the measurement file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  return parse(sim::read_input_file(path, "measurement file"), path);
 }
 
 MeasurementTable MeasurementTable::parse(std::string_view text, const std::string& name) {

@@ -92,6 +92,20 @@ TEST_CASE("errors name the YAML value's position and never crash") {
   CHECK(error_of([&] { eval("9223372036854775807 + 1"); }).find("integer overflow") !=
         std::string::npos);
   CHECK(error_of([&] { eval(""); }).find("empty expression") != std::string::npos);
+  // Nesting is bounded (a recursive parser; 20,000 parentheses used to overflow the stack): 199
+  // parentheses around a number are 200 levels, one more is an error quoting only the text
+  // around it.
+  const std::string deep = std::string(199, '(') + "7" + std::string(199, ')');
+  CHECK(eval(deep.c_str()) == 7);
+  const std::string deeper = "(" + deep + ")";
+  // The error quotes the 40 characters before the failing position (200: the '7') and 20 from it.
+  CHECK(error_of([&] { eval(deeper.c_str()); }) ==
+        "t.yaml:3:7: error: in expression '..." + std::string(40, '(') + "7" +
+            std::string(19, ')') +
+            "...' at character 201: expression nested deeper than 200 levels");
+  // Sizes past what any int64 holds are refused before they can overflow the arithmetic.
+  CHECK(error_of([&] { eval("340282366920938463463374607432GB"); }).find("has too many digits") !=
+        std::string::npos);
   CHECK(error_of([&] { eval("2 & 3"); }).find("unexpected '&'") != std::string::npos);
 }
 

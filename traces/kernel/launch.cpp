@@ -161,6 +161,7 @@ void place(Runner& x, LaunchRun& l) {
   l.started = true;
   l.env[static_cast<std::size_t>(k.num_sms_slot)] = spec.sm.count;
   l.grid = k.grid.eval_positive(l.env, "grid");
+  x.budget.spend(k.grid.where(), l.grid);  // every CTA costs at least its dispatch
   models::CtaResources res;
   res.threads =
       static_cast<int>(std::min<std::int64_t>(k.threads.eval_positive(l.env, "threads"), 1 << 30));

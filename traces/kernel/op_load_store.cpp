@@ -64,7 +64,7 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
                     bool is_load, const std::optional<Expr>& working_set, bool add) {
   const models::HardwareSpec& spec = x.spec;
   const int rank = x.rank_of(r);
-  const std::int64_t bytes = op.bytes.eval_positive(r.env, bytes_what);
+  const std::int64_t bytes = eval_transfer_bytes(op.bytes, r.env, bytes_what);
   const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
   r.traced_bytes = bytes;
   if (peer != rank) r.traced_peer = peer;

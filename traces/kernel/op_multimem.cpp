@@ -28,7 +28,7 @@ bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer
            const char* kind, std::string_view bytes_what) {
   const models::HardwareSpec& spec = x.spec;
   const int rank = x.rank_of(r);
-  const std::int64_t bytes = transfer.bytes.eval_positive(r.env, bytes_what);
+  const std::int64_t bytes = eval_transfer_bytes(transfer.bytes, r.env, bytes_what);
   r.traced_bytes = bytes;
   if ((reduce && !spec.nvswitch.reduction) || (!reduce && !spec.nvswitch.multicast))
     throw sim::ConfigError(op.where,
