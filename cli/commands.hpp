@@ -23,6 +23,13 @@ class CheckFailed : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown when an output file the user asked for could not be written (a full disk), after the
+// results went to stdout; main() turns it into exit code 4.
+class OutputFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // "-D name=value" arguments as (name, value) pairs; ConfigError for a malformed one.
 // Defined in run_command.cpp, shared with bound_command.cpp.
 using Overrides = std::vector<std::pair<std::string, std::string>>;

@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
   } catch (const mgsim::cli::CheckFailed& e) {
     std::cerr << e.what() << "\n";
     return 1;
+  } catch (const mgsim::cli::OutputFailed& e) {
+    std::cerr << e.what() << "\n";
+    return 4;
   } catch (const mgsim::sim::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -10,6 +10,9 @@
 // traced (one slice per op per stream track, one per copy on each copy-engine track, and
 // bandwidth counters under each GPU's process). Exit codes: 0, or 1 when the schedule deadlocks
 // (a report on stderr), 2 for bad input.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -79,6 +82,64 @@ traces::Sweep parse_sweep(const std::string& text) {
   return sw;
 }
 
+// The trace file the user asked for, opened before the simulation so that a path that cannot be
+// written fails at once. A regular file (or a new one) is written to `path`.partial and renamed
+// when complete, and an older file of that name is removed at the start: a run that fails or is
+// interrupted leaves nothing that looks current. A device or a pipe (/dev/stdout) is written in
+// place. Write errors (a full disk) are OutputFailed.
+class TraceFile {
+ public:
+  explicit TraceFile(std::string path) : path_(std::move(path)) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path_, ec);
+    in_place_ = fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
+    if (fs::is_directory(st)) fail_open("it is a folder");
+    if (!in_place_) {
+      if (fs::exists(st) && !fs::remove(path_, ec)) fail_open(ec.message());
+      writing_ = path_ + ".partial";
+    } else {
+      writing_ = path_;
+    }
+    out_.open(writing_, std::ios::binary | std::ios::trunc);
+    if (!out_) fail_open(std::strerror(errno));
+  }
+  TraceFile(const TraceFile&) = delete;
+  TraceFile& operator=(const TraceFile&) = delete;
+  ~TraceFile() {
+    if (!done_ && !in_place_) {
+      out_.close();
+      std::error_code ec;
+      std::filesystem::remove(writing_, ec);
+    }
+  }
+
+  void write(const sim::ChromeTraceWriter& writer) {
+    writer.write(out_);
+    out_.flush();
+    out_.close();
+    if (out_.fail()) fail_write("the write failed (is the disk full?)");
+    if (!in_place_) {
+      std::error_code ec;
+      std::filesystem::rename(writing_, path_, ec);
+      if (ec) fail_write(ec.message());
+    }
+    done_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail_open(const std::string& why) const {
+    throw sim::ConfigError({path_, 0, 0}, fmt::format("cannot write the trace file: {}", why));
+  }
+  [[noreturn]] void fail_write(const std::string& why) const {
+    throw OutputFailed(fmt::format("{}: error: the trace was not written: {}", path_, why));
+  }
+
+  std::string path_, writing_;
+  bool in_place_ = false, done_ = false;
+  std::ofstream out_;
+};
+
 void run_schedule(const RunOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const Overrides defines = parse_schedule_defines(o.defines);
@@ -89,18 +150,18 @@ void run_schedule(const RunOptions& o) {
   if (!o.sweep.empty()) sweep = parse_sweep(o.sweep);
 
   std::unique_ptr<sim::ChromeTraceWriter> writer;
-  if (!o.trace.empty()) writer = std::make_unique<sim::ChromeTraceWriter>();
+  std::optional<TraceFile> trace_file;
+  if (!o.trace.empty()) {
+    trace_file.emplace(o.trace);
+    writer = std::make_unique<sim::ChromeTraceWriter>();
+  }
   const std::vector<traces::Run> runs =
       traces::run_points(schedule, defines, sweep, machine, writer.get(), limits_of(o));
   if (runs.back().result.deadlocked()) {
     std::cout.flush();
     throw CheckFailed(traces::deadlock_report(o.schedule, runs.back().result.run));
   }
-  if (writer) {
-    std::ofstream out(o.trace);
-    if (!out) throw sim::ConfigError({o.trace, 0, 0}, "cannot write the trace file");
-    writer->write(out);
-  }
+  // The results first: a trace that cannot be written loses no result.
   const traces::ReportHeader header{o.schedule, &machine};
   if (o.json) {
     std::cout << traces::runs_json(header, runs);
@@ -109,6 +170,8 @@ void run_schedule(const RunOptions& o) {
         schedule.collective_count == 1 && !runs.front().result.run.collectives.empty();
     std::cout << traces::runs_text(header, runs, o.top, table);
   }
+  std::cout.flush();
+  if (trace_file) trace_file->write(*writer);
 }
 
 }  // namespace

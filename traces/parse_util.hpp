@@ -35,7 +35,7 @@ std::int64_t eval_transfer_bytes(const Expr& bytes, const Env& env, std::string_
 // Ops one parser reads, counted in `parsed`, at most kMaxParsedOps: YAML aliases are parsed once
 // per use, so a small file could otherwise expand into billions of ops. A ConfigError at `node`
 // past the limit (loops, not copies, repeat ops).
-inline constexpr std::int64_t kMaxParsedOps = 1'000'000;
+inline constexpr std::int64_t kMaxParsedOps = 100'000;
 void count_parsed_op(const sim::Node& node, std::int64_t& parsed);
 
 // Fails at `n`: "unknown <what> '<got>'" with the nearest valid choice, or the list of them.
