@@ -75,6 +75,9 @@ using H = HardwareSpec;
 const std::array kParameters = {
     // sm
     param<&H::sm, &SmSpec::count>("sm", "count", "count", kRequired, "SMs per GPU"),
+    param<&H::sm, &SmSpec::compute_capability>("sm", "compute_capability", "major x 10 + minor",
+                                               kRequired,
+                                               "CUDA compute capability (libraries' tables)"),
     param<&H::sm, &SmSpec::clock>("sm", "clock", "Hz", kRequired,
                                   "max boost clock; times cycle-counted costs and FP32"),
     param<&H::sm, &SmSpec::tensor_clock>("sm", "tensor_clock", "Hz", kRequired,

@@ -73,6 +73,9 @@ struct SmSpec {
   sim::Bytes shared_memory_reserved = sim::Bytes::KiB(1);   // reserved by the system per CTA
   std::int64_t barrier_cycles = 24;   // __syncthreads / named barrier, all warps arrived
   std::int64_t mbarrier_cycles = 50;  // mbarrier arrive -> waiting warp released
+  // CUDA compute capability x 10 (90: Hopper, 100: Blackwell): what libraries such as NCCL key
+  // their own tuning tables on (traces/nccl/tuner.cpp).
+  int compute_capability = 90;
   // One SM's traffic beyond its L2 (HBM or a peer), loads and stores, TMA and ld/st together.
   sim::Bandwidth memory_rate = sim::Bandwidth::GBps(100);
 

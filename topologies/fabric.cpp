@@ -1,6 +1,8 @@
 #include "topologies/fabric.hpp"
 
 #include <fmt/format.h>
+#include <boost/graph/connected_components.hpp>
+#include <boost/range/iterator_range.hpp>
 
 #include "sim/check.hpp"
 
@@ -18,9 +20,18 @@ Fabric::Fabric(const Topology& topo, sim::FluidNetwork& net) : routing_(topo) {
     else if (routing_.is_gpu(a.to))
       net.set_trace_track(id, to, fmt::format("link <- {}", from));
   }
+  // NVLink domains: components of the graph of NVLink links alone.
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> nvlink(
+      boost::num_vertices(topo.graph));
+  for (const auto& e : boost::make_iterator_range(boost::edges(topo.graph)))
+    if (topo.graph[e].kind == LinkKind::nvlink)
+      boost::add_edge(boost::source(e, topo.graph), boost::target(e, topo.graph), nvlink);
+  std::vector<int> component(boost::num_vertices(topo.graph));
+  boost::connected_components(nvlink, component.data());
   for (VertexId v : topo.gpus) {
     gpu_names_.push_back(topo.graph[v].name);
     gpu_nodes_.push_back(topo.graph[v].node);
+    gpu_domains_.push_back(component[v]);
   }
 }
 

@@ -51,6 +51,9 @@ class Fabric {
   std::vector<sim::ResourceId> ingress(int gpu) const;
   const std::string& gpu_name(int gpu) const { return gpu_names_[gpu]; }
   int node_of(int gpu) const { return gpu_nodes_[gpu]; }
+  // The GPU's NVLink domain: GPUs joined by NVLink links alone (through NVSwitches) share one
+  // (an HGX board, an NVL72 rack); the number is arbitrary, only equality means something.
+  int nvlink_domain(int gpu) const { return gpu_domains_[gpu]; }
 
   // The fluid resource of each arc of routing() (index = arc index).
   sim::ResourceId resource_of_arc(int arc) const { return arc_resources_[arc]; }
@@ -63,6 +66,7 @@ class Fabric {
   std::vector<sim::ResourceId> arc_resources_;
   std::vector<std::string> gpu_names_;
   std::vector<int> gpu_nodes_;
+  std::vector<int> gpu_domains_;
   // Key: (src * gpus + dst) * (kHintClasses + 1) + class; class kHintClasses marks a pair
   // with a single cheapest path, shared by every hint.
   mutable std::unordered_map<std::uint64_t, Route> routes_;

@@ -1,7 +1,9 @@
-// One collective operation across all ranks of a world, expanded into peer copies.
+// The ideal ring (`algorithm: ideal_ring`): one collective across all ranks of a world, expanded
+// into peer copies at the path's rate, with none of NCCL's protocol, buffer or SM costs: the most
+// a ring can do. (NCCL's own collectives run as NCCL's kernels: traces/nccl/.)
 //
 // Transport, an explicit choice of the run (CollectiveTransport):
-//   - sm_copies, as NCCL runs a collective: each rank's part is a kernel: it starts the launch
+//   - sm_copies: each rank's part is a kernel: it starts the launch
 //     delay its stream computed (launch.latency or launch.gap) after the rank's stream reaches
 //     the collective, and moves its sends with SMs (Transfers::sm_copy:
 //     the ld/st path's saturated peer rate, the route's latency, no copy-engine setup, no engine
@@ -9,7 +11,7 @@
 //   - copy_engines: sends are copy-engine copies (Transfers::copy) starting at once, with no
 //     kernel (host-driven copies; the unit tests of the algorithms use it).
 //
-// Ring (all_reduce, all_gather, reduce_scatter), as NCCL's ring algorithm moves data:
+// Ring (all_reduce, all_gather, reduce_scatter), as a ring moves data:
 //   - the buffer of `bytes` is split into n segments (bytes / n, the first bytes % n segments one
 //     byte larger), each cut into chunks of at most `chunk` bytes;
 //   - steps: all_reduce 2(n-1) (reduce-scatter then all-gather), the others n-1. At step s rank r

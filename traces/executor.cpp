@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <variant>
 
@@ -14,6 +15,7 @@
 #include "sim/trace.hpp"
 #include "traces/collective.hpp"
 #include "traces/kernel_exec.hpp"
+#include "traces/nccl/library.hpp"
 #include "traces/sync_table.hpp"
 #include "traces/walker.hpp"
 
@@ -30,6 +32,24 @@ struct Command {
   sim::Duration wake;       // a kernel's extra start latency after its host slept
   // Begins it on the GPU, `launch` after now if it is a kernel; true when it finished at once.
   std::function<bool(sim::Duration launch)> start;
+};
+
+// One collective across the ranks: an ideal ring (`run`) or NCCL's kernels (the rest).
+struct Entry {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  std::int64_t bytes = 0;
+  Dtype dtype;
+  std::vector<int> streams;  // rank -> stream index
+  std::unique_ptr<CollectiveRun> run;
+  nccl::Launch launch;
+  int kernel = -1;        // launch.kernel's index in the schedule's kernel set
+  std::int64_t base = 0;  // the communicator's flag count before it (nccl/kernels.yaml)
+  sim::Time begin = sim::Time::max();
+  sim::Time end = sim::Time::zero();
+};
+struct Ordered {
+  const Entry* entry;
+  std::string stream;
 };
 
 struct StreamRun {
@@ -49,7 +69,8 @@ struct StreamRun {
   const Op* running = nullptr;
   std::string waiting;  // set while blocked on an event
   CollectiveRun* collective = nullptr;
-  int launch = -1;  // the kernel launch it is in, for reports
+  const Entry* nccl = nullptr;  // the NCCL collective whose kernel it runs
+  int launch = -1;              // the kernel launch it is in, for reports
   bool done = false;
   sim::Time end;
 };
@@ -72,7 +93,7 @@ class Executor {
   Executor(const Schedule& s, const Env& params, sim::Engine& engine, sim::FluidNetwork& net,
            Interconnect& fabric, const models::HardwareSpec& hw, models::ResourceCatalog* catalog,
            CollectiveTransport transport, std::int64_t max_ops)
-      : s_(s), engine_(engine), hw_(hw), transport_(transport), budget_(max_ops) {
+      : s_(s), engine_(engine), fabric_(fabric), hw_(hw), transport_(transport), budget_(max_ops) {
     Env base = params;
     base.resize(static_cast<std::size_t>(s.slot_count), 0);
     world_ = fabric.gpu_count();
@@ -126,9 +147,27 @@ class Executor {
       }
       out.blocked.push_back({st.rank, name, blocked_reason(st), blocked_where(st)});
     }
-    for (const auto& c : collective_order_) {
-      out.collectives.push_back({c.run->kind(), c.stream, c.run->bytes(), c.dtype, world_,
-                                 c.run->begin(), c.run->end(), c.run->sends()});
+    for (const auto& [e, name] : collective_order_) {
+      CollectiveResult c;
+      c.kind = e->kind;
+      c.stream = name;
+      c.bytes = e->bytes;
+      c.dtype = e->dtype;
+      c.ranks = world_;
+      if (e->run) {
+        c.begin = e->run->begin();
+        c.end = e->run->end();
+        c.sends = e->run->sends();
+        c.algorithm = "ideal_ring";
+      } else {
+        c.begin = e->begin;
+        c.end = e->end;
+        c.sends = e->launch.handovers * world_;
+        c.algorithm = e->kind == CollectiveKind::all_to_all ? "p2p" : "ring";
+        c.protocol = std::string(nccl::to_string(e->launch.protocol));
+        c.channels = e->launch.channels;
+      }
+      out.collectives.push_back(std::move(c));
     }
     return out;
   }
@@ -293,7 +332,6 @@ class Executor {
     if (bytes % c.dtype.size != 0)
       c.bytes.fail(fmt::format("{} bytes is not a whole number of {} elements ({} bytes each)",
                                bytes, c.dtype.name, c.dtype.size));
-    const std::int64_t chunk = c.chunk ? c.chunk->eval_positive(st.env, "chunk") : bytes;
     const int seen = st.collectives_seen++;
     const bool sm = transport_ == CollectiveTransport::sm_copies;
     const sim::Duration cost =
@@ -303,33 +341,11 @@ class Executor {
       host_call(i, cost, "ncclCollective", {});
       return;
     }
-    // Each chunk of each step (at most 2 x (world - 1) steps) is a simulated transfer of every
-    // rank: bound them before the collective's bookkeeping is sized by them.
-    constexpr std::int64_t kMaxTransfers = 1'000'000;
-    const std::int64_t chunks = ((bytes + world_ - 1) / world_ + chunk - 1) / chunk;
-    if (chunks > kMaxTransfers / (2 * std::int64_t{world_ - 1}))
-      c.bytes.fail(
-          fmt::format("{} bytes in chunks of {} over {} ranks make more than {} chunk "
-                      "transfers per rank: use a larger chunk",
-                      bytes, chunk, world_, kMaxTransfers));
-    auto key = std::make_pair(st.def, seen);
-    auto it = collectives_.find(key);
-    if (it == collectives_.end()) {
-      auto run = std::make_unique<CollectiveRun>(
-          engine_, *transfers_, transport_, c.kind, world_, bytes, chunk,
-          [this, key](int rank) { collective_rank_done(key, rank); });
-      collective_order_.push_back({run.get(), stream_name(st), c.dtype});
-      it = collectives_.emplace(key, Entry{std::move(run), {}}).first;
-      it->second.streams.assign(static_cast<std::size_t>(world_), -1);
-    } else if (it->second.run->kind() != c.kind || it->second.run->bytes() != bytes) {
-      throw sim::ConfigError(
-          op.where,
-          fmt::format("rank {} calls {} of {} bytes where rank(s) before it "
-                      "called {} of {} bytes (collective #{} of stream '{}')",
-                      st.rank, to_string(c.kind), bytes, to_string(it->second.run->kind()),
-                      it->second.run->bytes(), seen, stream_name(st)));
+    Entry* entry = collective_entry(i, op, c, bytes, seen);
+    if (!entry->run) {
+      host_call(i, cost, "ncclCollective", {nccl_command(i, op, entry)});
+      return;
     }
-    Entry* entry = &it->second;
     host_call(i, cost, "ncclCollective", {only(op, sm, [this, i, entry](sim::Duration launch) {
                 StreamRun& s = stream(i);
                 entry->streams[static_cast<std::size_t>(s.rank)] = i;
@@ -337,6 +353,128 @@ class Executor {
                 s.collective->join(s.rank, launch);
                 return false;
               })});
+  }
+
+  // The collective `seen` of stream i's definition: made by the first rank to call it (which
+  // decides how it runs), checked against it by the others.
+  Entry* collective_entry(int i, const Op& op, const CollectiveOp& c, std::int64_t bytes,
+                          int seen) {
+    const StreamRun& st = stream(i);
+    auto key = std::make_pair(st.def, seen);
+    if (auto it = collectives_.find(key); it != collectives_.end()) {
+      Entry& e = it->second;
+      if (e.kind != c.kind || e.bytes != bytes)
+        throw sim::ConfigError(
+            op.where, fmt::format("rank {} calls {} of {} bytes where rank(s) before it "
+                                  "called {} of {} bytes (collective #{} of stream '{}')",
+                                  st.rank, to_string(c.kind), bytes, to_string(e.kind), e.bytes,
+                                  seen, stream_name(st)));
+      return &e;
+    }
+    Entry e;
+    e.kind = c.kind;
+    e.bytes = bytes;
+    e.dtype = c.dtype;
+    e.streams.assign(static_cast<std::size_t>(world_), -1);
+    const bool ideal = c.algorithm == CollectiveAlgorithm::ideal_ring ||
+                       transport_ == CollectiveTransport::copy_engines;
+    if (ideal) {
+      e.run = ideal_ring(op, c, bytes, key);
+    } else {
+      plan_nccl(op, c, st, e);
+    }
+    Entry* entry = &collectives_.emplace(key, std::move(e)).first->second;
+    collective_order_.push_back({entry, stream_name(st)});
+    return entry;
+  }
+
+  // A collective's simulated transfers per rank (ideal ring chunks, NCCL slice handovers) are
+  // bounded before anything is sized or run by them.
+  static constexpr std::int64_t kMaxTransfers = 1'000'000;
+
+  std::unique_ptr<CollectiveRun> ideal_ring(const Op& op, const CollectiveOp& c, std::int64_t bytes,
+                                            std::pair<int, int> key) {
+    const std::int64_t chunk = c.chunk ? c.chunk->eval_positive(stream_env(key), "chunk") : bytes;
+    // Each chunk of each step (at most 2 x (world - 1) steps) is a simulated transfer of every
+    // rank: bound them before the collective's bookkeeping is sized by them.
+    const std::int64_t chunks = ((bytes + world_ - 1) / world_ + chunk - 1) / chunk;
+    if (chunks > kMaxTransfers / (2 * std::int64_t{world_ - 1}))
+      c.bytes.fail(
+          fmt::format("{} bytes in chunks of {} over {} ranks make more than {} chunk "
+                      "transfers per rank: use a larger chunk",
+                      bytes, chunk, world_, kMaxTransfers));
+    (void)op;
+    return std::make_unique<CollectiveRun>(
+        engine_, *transfers_, transport_, c.kind, world_, bytes, chunk,
+        [this, key](int rank) { collective_rank_done(key, rank); });
+  }
+
+  // NCCL's choices for this call (traces/nccl/tuner.hpp), within one NVLink domain.
+  void plan_nccl(const Op& op, const CollectiveOp& c, const StreamRun& st, Entry& e) {
+    for (int r = 1; r < world_; ++r)
+      if (fabric_.nvlink_domain(r) != fabric_.nvlink_domain(0))
+        throw sim::ConfigError(
+            op.where,
+            fmt::format("ranks 0 and {} are in different NVLink domains: NCCL across a network "
+                        "(its network transport and proxy thread) is not modelled yet; "
+                        "`algorithm: ideal_ring` runs an idealised ring",
+                        r));
+    if (!nccl_comm_)
+      nccl_comm_ = nccl::make_comm(world_, hw_.sm.compute_capability, hw_.nvlink.links);
+    if (c.kind == CollectiveKind::all_to_all) {
+      e.launch = nccl::p2p_launch(*nccl_comm_, e.bytes / world_);
+    } else {
+      std::optional<int> channels;
+      if (c.channels) {
+        const std::int64_t n = c.channels->eval_positive(st.env, "channels");
+        if (n > 64) c.channels->fail(fmt::format("{} channels: NCCL runs at most 64", n));
+        channels = static_cast<int>(n);
+      }
+      const auto coll = static_cast<nccl::Collective>(c.kind);
+      const nccl::Choice choice = nccl::choose(*nccl_comm_, coll, e.bytes, c.protocol, channels);
+      e.launch = nccl::ring_launch(*nccl_comm_, coll, choice, e.bytes, c.dtype.size);
+    }
+    if (e.launch.handovers > kMaxTransfers)
+      c.bytes.fail(
+          fmt::format("NCCL moves {} bytes over {} ranks in {} slice handovers per "
+                      "rank, more than {}",
+                      e.bytes, world_, e.launch.handovers, kMaxTransfers));
+    e.kernel = s_.kernels.find(std::string(e.launch.kernel));
+    std::int64_t& base = nccl_flags_[st.def];
+    e.base = base;
+    base += e.launch.flag_span;
+  }
+
+  // One rank's NCCL kernel, as the entry planned it.
+  Command nccl_command(int i, const Op& op, Entry* entry) {
+    return only(op, true, [this, i, entry](sim::Duration start) {
+      StreamRun& st = stream(i);
+      entry->streams[static_cast<std::size_t>(st.rank)] = i;
+      entry->begin = std::min(entry->begin, engine_.now());
+      st.nccl = entry;
+      const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(entry->kernel)];
+      sim::Env env =
+          nccl::launch_env(k, entry->launch, st.rank, world_, hw_.sm.count, entry->base, st.def);
+      const sim::Time begin = engine_.now();
+      st.launch =
+          kernels_->launch(st.rank, entry->kernel, std::move(env), start, [this, i, entry, begin] {
+            StreamRun& done = stream(i);
+            done.launch = -1;
+            done.nccl = nullptr;
+            entry->end = std::max(entry->end, engine_.now());
+            kernel_results_.push_back({done.rank, stream_name(done),
+                                       std::string(entry->launch.kernel), begin, engine_.now()});
+            op_done(i, to_string(entry->kind));
+          });
+      return false;
+    });
+  }
+
+  // The env of the stream that made the collective `key` (for its chunk expression).
+  const Env& stream_env(std::pair<int, int> key) const {
+    for (const StreamRun& st : streams_)
+      if (st.def == key.first) return st.env;
+    return streams_.front().env;
   }
 
   Command memcpy_command(int i, const Op& op, const MemcpyOp& copy, const Env& env) {
@@ -493,6 +631,13 @@ class Executor {
   }
 
   std::string blocked_reason(const StreamRun& st) const {
+    if (st.nccl) {
+      for (int r = 0; r < world_; ++r)
+        if (st.nccl->streams[static_cast<std::size_t>(r)] < 0)
+          return fmt::format("{} (the {} of stream '{}'): waiting for rank {} to reach the {}",
+                             to_string(st.nccl->kind), ordinal(st.collectives_seen - 1),
+                             stream_name(st), r, to_string(st.nccl->kind));
+    }
     if (st.launch >= 0) return kernels_->blocked_reason(st.launch);
     if (st.collective) {
       return fmt::format("{} (the {} of stream '{}'): waiting for {}",
@@ -526,18 +671,9 @@ class Executor {
     trace->slice(track, label, begin, engine_.now());
   }
 
-  struct Entry {
-    std::unique_ptr<CollectiveRun> run;
-    std::vector<int> streams;  // rank -> stream index
-  };
-  struct Ordered {
-    CollectiveRun* run;
-    std::string stream;
-    Dtype dtype;
-  };
-
   const Schedule& s_;
   sim::Engine& engine_;
+  Interconnect& fabric_;
   const models::HardwareSpec& hw_;
   CollectiveTransport transport_;
   int world_ = 0;
@@ -552,6 +688,8 @@ class Executor {
   Events events_;
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
+  std::optional<nccl::Comm> nccl_comm_;     // NCCL's communicator, made on first use
+  std::map<int, std::int64_t> nccl_flags_;  // stream definition -> its flag count so far
   std::vector<KernelResult> kernel_results_;
   std::vector<EventResult> event_results_;
   std::uint64_t copy_hint_ = 0;

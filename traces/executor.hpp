@@ -64,9 +64,12 @@ struct CollectiveResult {
   std::int64_t bytes = 0;
   Dtype dtype;
   int ranks = 0;
-  sim::Time begin;  // first rank reached it
-  sim::Time end;    // last rank finished it
-  std::int64_t sends = 0;
+  sim::Time begin;             // first rank reached it
+  sim::Time end;               // last rank finished it
+  std::int64_t sends = 0;      // peer transfers (ideal ring) or slice handovers (NCCL), all ranks
+  std::string algorithm;       // "ring" (NCCL's) or "ideal_ring"
+  std::string protocol = "-";  // NCCL's: "LL", "LL128", "Simple"
+  int channels = 0;            // NCCL's channels (CTAs per rank); 0 for an ideal ring
 };
 
 struct BlockedStream {

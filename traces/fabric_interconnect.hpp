@@ -20,6 +20,7 @@ class FabricInterconnect final : public Interconnect {
     const topologies::Fabric::Route& r = fabric_.route(src, dst, hint);
     return {r.resources, r.latency};
   }
+  int nvlink_domain(int gpu) const override { return fabric_.nvlink_domain(gpu); }
 
  private:
   const topologies::Fabric& fabric_;

@@ -409,8 +409,12 @@ int KernelSet::find(const std::string& name) const {
 
 KernelSet parse_kernels(const sim::Node& node, const Scope& host) {
   KernelSet set;
-  KernelParser(set, host).parse(node);
+  parse_kernels_into(node, host, set);
   return set;
+}
+
+void parse_kernels_into(const sim::Node& node, const Scope& host, KernelSet& set) {
+  KernelParser(set, host).parse(node);
 }
 
 Env launch_env(const KernelDef& k, const Env& host, int host_slots, std::int64_t num_sms,

@@ -231,6 +231,9 @@ struct KernelSet {
 // Parses the `kernels:` mapping. `host` is the scope of the schedule's top level (params, rank,
 // world in their slots); kernel slots continue after them.
 KernelSet parse_kernels(const sim::Node& node, const Scope& host);
+// The same, appending to `set`: its kernels after those already there, flag and buffer names
+// shared with them.
+void parse_kernels_into(const sim::Node& node, const Scope& host, KernelSet& set);
 
 // The env a launch of `k` starts from (the CTA's and loops' slots still 0): the host's first
 // `host_slots` slots (params, rank, world) copied from `host`, `num_sms`, then each arg: its

@@ -65,14 +65,19 @@ std::string nccl_table(const std::vector<Run>& runs) {
   std::string out = "#\n";
   out += fmt::format("# {} ({}), world {}\n", to_string(first.collectives.front().kind),
                      first.collectives.front().stream, first.world);
-  out += fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "size", "count",
-                     "type", "redop", "root", "time", "algbw", "busbw");
+  // nccl-tests' columns, then what NCCL_DEBUG=INFO would say it chose.
+  out += fmt::format(
+      "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}  {:<10} {:<6} {:>3}\n", "size",
+      "count", "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch");
   out += fmt::format("#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)",
                      "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
   for (const Run& run : runs) {
-    const CollectiveRow r = collective_row(run.result.run.collectives.front());
-    out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}\n",
-                       r.size, r.count, r.type, r.redop, -1, r.time_us, r.algbw, r.busbw);
+    const CollectiveResult& c = run.result.run.collectives.front();
+    const CollectiveRow r = collective_row(c);
+    out += fmt::format(
+        "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}  {:<10} {:<6} {:>3}\n",
+        r.size, r.count, r.type, r.redop, -1, r.time_us, r.algbw, r.busbw, c.algorithm, c.protocol,
+        c.channels);
   }
   return out;
 }
@@ -159,6 +164,12 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
           .value(row.algbw, 6)
           .key("busbw_GBps")
           .value(row.busbw, 6)
+          .key("algorithm")
+          .value(c.algorithm)
+          .key("protocol")
+          .value(c.protocol)
+          .key("channels")
+          .value(c.channels)
           .end();
     }
     w.end().key("kernels").array();

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/names.hpp"
+#include "traces/nccl/library.hpp"
 
 namespace mgsim::traces {
 namespace {
@@ -16,6 +17,18 @@ constexpr auto kCollectiveNames = sim::name_table<CollectiveKind>({
     {CollectiveKind::all_gather, "all_gather"},
     {CollectiveKind::reduce_scatter, "reduce_scatter"},
     {CollectiveKind::all_to_all, "all_to_all"},
+});
+
+constexpr auto kAlgorithmNames = sim::name_table<CollectiveAlgorithm>({
+    {CollectiveAlgorithm::automatic, "auto"},
+    {CollectiveAlgorithm::ring, "ring"},
+    {CollectiveAlgorithm::ideal_ring, "ideal_ring"},
+});
+
+constexpr auto kProtocolNames = sim::name_table<nccl::Protocol>({
+    {nccl::Protocol::ll, "ll"},
+    {nccl::Protocol::ll128, "ll128"},
+    {nccl::Protocol::simple, "simple"},
 });
 
 // Names nccl-tests prints in its `type` column, with the aliases people write.
@@ -48,8 +61,12 @@ class Parser {
     s_.world_slot = scope_.add("world");
     max_slots_ = scope_.size();
     // Kernels before streams, so that a launch can check the kernel's name and arguments.
-    if (auto kernels = top.optional("kernels")) s_.kernels = parse_kernels(*kernels, scope_);
+    if (auto kernels = top.optional("kernels")) {
+      s_.kernels = parse_kernels(*kernels, scope_);
+      check_reserved(*kernels);
+    }
     parse_streams(top.required("streams"));
+    if (s_.nccl) nccl::add_kernels(s_.kernels);
     top.finish();
     s_.slot_count = max_slots_;
     for (const auto& [name, where] : waited_) {
@@ -66,6 +83,24 @@ class Parser {
   }
 
  private:
+  // NCCL's kernels join the schedule's (nccl/library.hpp): their names are the library's.
+  void check_reserved(const sim::Node& kernels) const {
+    const auto reserved = [](const std::string& name) {
+      return name.starts_with(nccl::kReservedPrefix);
+    };
+    for (const KernelDef& k : s_.kernels.kernels)
+      if (reserved(k.name))
+        throw sim::ConfigError(k.where, fmt::format("kernel name '{}': names starting '{}' are "
+                                                    "NCCL's kernels (docs/NCCL.md)",
+                                                    k.name, nccl::kReservedPrefix));
+    for (const std::string& flag : s_.kernels.flag_names)
+      if (reserved(flag))
+        throw sim::ConfigError(kernels.location(),
+                               fmt::format("flag name '{}': names starting '{}' are NCCL's "
+                                           "flags (docs/NCCL.md)",
+                                           flag, nccl::kReservedPrefix));
+  }
+
   void parse_params(const sim::Node& node) {
     s_.params_where = node.location();
     sim::MapReader reader(node, "params");
@@ -310,7 +345,8 @@ class Parser {
     if (!parsed) fail_choice(kind, "collective", k, kCollectiveNames.names());
     c.kind = *parsed;
     c.bytes = Expr::parse(r.required("bytes"), scope_);
-    if (auto n = r.optional("chunk")) c.chunk = Expr::parse(*n, scope_);
+    const std::optional<sim::Node> chunk = r.optional("chunk");
+    if (chunk) c.chunk = Expr::parse(*chunk, scope_);
     c.dtype = {"float", 4};
     if (auto n = r.optional("dtype")) {
       const std::string d = n->as_string();
@@ -323,10 +359,40 @@ class Parser {
       }
       c.dtype = {found->printed, found->size};
     }
-    if (auto n = r.optional("algorithm")) {
+    const std::optional<sim::Node> algorithm = r.optional("algorithm");
+    if (const auto& n = algorithm) {
       const std::string a = n->as_string();
-      if (a != "ring") fail_choice(*n, "algorithm", a, {"ring"});
+      const auto parsed_algorithm = kAlgorithmNames.parse(a);
+      if (!parsed_algorithm) fail_choice(*n, "algorithm", a, kAlgorithmNames.names());
+      c.algorithm = *parsed_algorithm;
     }
+    const bool ideal = c.algorithm == CollectiveAlgorithm::ideal_ring;
+    if (auto n = r.optional("protocol")) {
+      if (ideal) n->fail("an ideal_ring has no protocol: it moves bytes at the path's rate");
+      const std::string p = n->as_string();
+      if (p != "auto") {
+        const auto parsed_protocol = kProtocolNames.parse(p);
+        if (!parsed_protocol) {
+          std::vector<std::string> names = kProtocolNames.names();
+          names.insert(names.begin(), "auto");
+          fail_choice(*n, "protocol", p, names);
+        }
+        c.protocol = *parsed_protocol;
+      }
+    }
+    if (auto n = r.optional("channels")) {
+      if (ideal) n->fail("an ideal_ring has no channels: it moves bytes at the path's rate");
+      if (n->as_string() != "auto") c.channels = Expr::parse(*n, scope_);
+    }
+    if (c.kind == CollectiveKind::all_to_all && c.algorithm == CollectiveAlgorithm::ring)
+      algorithm->fail("all_to_all is not a ring: NCCL runs it as sends and receives (`auto`)");
+    if (c.kind == CollectiveKind::all_to_all && (c.protocol || c.channels))
+      node.fail("NCCL's sends and receives choose their own protocol and channels");
+    if (chunk && !ideal)
+      chunk->fail(
+          "chunk sets an ideal_ring's pipelining; NCCL's chunks follow its buffers "
+          "(docs/NCCL.md): add `algorithm: ideal_ring` or drop chunk");
+    if (!ideal) s_.nccl = true;
     r.finish();
     ++s_.collective_count;
     return c;
@@ -350,6 +416,7 @@ class Parser {
 }  // namespace
 
 std::string_view to_string(CollectiveKind k) { return kCollectiveNames.name(k); }
+std::string_view to_string(CollectiveAlgorithm a) { return kAlgorithmNames.name(a); }
 
 Schedule load_schedule(const sim::Node& root) {
   Schedule s;

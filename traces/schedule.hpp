@@ -18,7 +18,8 @@
 //         - memcpy: {bytes: SIZE, src: rank, dst: (rank + 1) % world}   # src/dst default to rank
 //         - record: done                                  # or {event: done, index: i}
 //         - wait: {event: done, rank: (rank + 1) % world} # rank defaults to this rank
-//         - collective: {op: all_reduce, bytes: SIZE, chunk: CHUNK, dtype: bf16, algorithm: ring}
+//         - collective: {op: all_reduce, bytes: SIZE, dtype: bf16}     # as NCCL runs it; or
+//           protocol: ll, channels: 8, algorithm: ideal_ring (docs/NCCL.md)
 //         - delay: 5us                                    # host time, a duration with a unit
 //         - for: {var: i, from: 0, to: 4, step: 1, ops: [...]}   # or {var: p, over: ranks, ops:
 //         ...}
@@ -59,6 +60,7 @@
 #include "sim/config.hpp"
 #include "sim/units.hpp"
 #include "traces/kernel_schedule.hpp"
+#include "traces/nccl/tuner.hpp"
 #include "traces/parse_util.hpp"
 
 namespace mgsim::traces {
@@ -94,11 +96,19 @@ struct WaitOp {
   EventRef event;  // with `rank` when it waits on another rank's event
 };
 
-// `algorithm:` is checked when the file is read; ring is the only algorithm so far.
+// How a collective runs: as NCCL runs it (traces/nccl/: `auto` lets NCCL's tuner choose, `ring`
+// forces its ring), or `ideal_ring`: a ring of peer copies at the peer path's saturated rate,
+// with no protocol, buffer or SM cost (traces/collective.hpp), the most a ring can do.
+enum class CollectiveAlgorithm { automatic, ring, ideal_ring };
+std::string_view to_string(CollectiveAlgorithm a);
+
 struct CollectiveOp {
   CollectiveKind kind = CollectiveKind::all_reduce;
   Expr bytes;
-  std::optional<Expr> chunk;  // pipelining granularity; default: no chunking
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  std::optional<nccl::Protocol> protocol;  // NCCL_PROTO; default: NCCL's choice
+  std::optional<Expr> channels;            // NCCL_MIN/MAX_NCHANNELS; default: NCCL's choice
+  std::optional<Expr> chunk;               // ideal_ring only: pipelining granularity
   Dtype dtype;
 };
 
@@ -176,6 +186,7 @@ struct Schedule {
   std::vector<StreamDef> streams;
   std::vector<std::string> event_names;
   int collective_count = 0;  // collective ops in the file (statically)
+  bool nccl = false;         // some collective runs NCCL's kernels (added to `kernels`)
   KernelSet kernels;         // the `kernels:` section (empty when absent)
 };
 

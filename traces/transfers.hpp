@@ -54,6 +54,11 @@ class Interconnect {
   // REQUIRES: src != dst, both in [0, gpu_count()). The span stays valid for the Interconnect's
   // lifetime. `hint` spreads flows over equal-cost paths deterministically.
   virtual PeerRoute route(int src, int dst, std::uint64_t hint) = 0;
+  // GPUs of one NVLink domain (topologies::Fabric::nvlink_domain) share the number.
+  virtual int nvlink_domain(int gpu) const {
+    (void)gpu;
+    return 0;
+  }
 };
 
 class Transfers {

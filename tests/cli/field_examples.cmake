@@ -32,7 +32,7 @@ set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1075.205966 us (1075205966 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1110.632199 us (1110632199 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
@@ -46,7 +46,7 @@ mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 936.071952 us (936071952 ps)"
 mgsim_cli_test(field.gemm_ar_multimem 0 "total: 163.231803 us (163231803 ps)"
   run examples/field/gemm_ar_multimem.yaml --topology hgx-h200-8)
 
-# All-reduce of 4 MiB: ring (host collective: 30.42 us, pinned in tests/cli/CMakeLists.txt as
+# All-reduce of 4 MiB: NCCL (host collective, LL128 ring: 42.24 us, pinned in tests/cli/CMakeLists.txt as
 # example.all_reduce_ring.cli_sweep), one-shot ld/st (G's examples/kernels/, 102.47 us), two-shot
 # ld/st (here), NVLS (G's examples/kernels/all_reduce_nvls.yaml at 4 MiB, here).
 mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 44.991974 us (44991974 ps)"
@@ -64,7 +64,7 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
 mgsim_cli_test(field.ring_attention 0 "total: 977.773032 us (977773032 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ulysses_attention 0 "total: 1039.618312 us (1039618312 ps)"
+mgsim_cli_test(field.ulysses_attention 0 "total: 1068.098249 us (1068098249 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
 
 # MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is

@@ -22,7 +22,7 @@ world: 2
 streams:
   - name: nccl
     ops:
-      - collective: {op: all_gather, bytes: 128MiB, dtype: float}
+      - collective: {op: all_gather, algorithm: ideal_ring, bytes: 128MiB, dtype: float}
 )";
   const Schedule s = load_schedule(sim::Node::load_string(text, "ag.yaml"));
   const models::HardwareSpec hw = models::load_hardware("h200");

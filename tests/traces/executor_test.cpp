@@ -131,7 +131,7 @@ TEST_CASE("ring all-gather: n-1 dependent steps, chunks pipeline over the copy e
 params: {CHUNK: 100000000}
 streams:
   - name: s
-    ops: [{collective: {op: all_gather, bytes: 400000000, chunk: CHUNK}}]
+    ops: [{collective: {op: all_gather, algorithm: ideal_ring, bytes: 400000000, chunk: CHUNK}}]
 )";
   // Unchunked: segment = 4e8 / 4 = 1e8 B; a step is 3 us + 1e8 / 50e9 s = 2'003'000'000 ps and
   // each step forwards what the previous one brought: 3 steps = 6'009'000'000.

@@ -150,7 +150,7 @@ TEST_CASE("a ring all-reduce's bound is 2(n-1)/n x S per GPU at the peer rate") 
   const Result run = on_hgx(R"(streams:
   - name: nccl
     ops:
-      - collective: {op: all_reduce, algorithm: ring, bytes: 64MiB, chunk: 4MiB, dtype: float}
+      - collective: {op: all_reduce, algorithm: ideal_ring, bytes: 64MiB, chunk: 4MiB, dtype: float}
 )");
   const Roofline& r = run.roofline;
   // n = 8, S = 64 MiB: every rank sends S/n = 8 MiB in each of 2(n-1) = 14 steps, so every

@@ -20,7 +20,7 @@ sweep: {param: SIZE, from: 1MiB, to: 8MiB, factor: 2}
 streams:
   - name: main
     ops:
-      - collective: {op: all_reduce, bytes: SIZE, chunk: CHUNK, dtype: bf16}
+      - collective: {op: all_reduce, algorithm: ideal_ring, bytes: SIZE, chunk: CHUNK, dtype: bf16}
       - for: {var: i, from: 0, to: 2, ops: [{record: {event: done, index: i}}]}
   - name: side
     if: rank == 0

@@ -1,0 +1,129 @@
+// NCCL's collectives run as NCCL's kernels (traces/nccl/kernels.yaml): what the protocols put on
+// the wire, that channels are CTAs, that back-to-back collectives keep their flags apart, and
+// that a rank which never comes is reported.
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "sim/config.hpp"
+#include "sim/trace.hpp"
+#include "traces/roofline.hpp"
+#include "traces/simulation.hpp"
+
+using namespace mgsim;
+using namespace mgsim::traces;
+
+namespace {
+
+Result on_hgx(const std::string& text, const Overrides& d = {}, sim::TraceSink* trace = nullptr) {
+  const Schedule s = load_schedule(sim::Node::load_string(text, "nccl.yaml"));
+  return simulate(s, param_values(s, d), Machine::load("hgx-h200-8", {}, "h200"), trace);
+}
+
+// The tracks the run opened that had slices on them, as "process/thread".
+class Tracks final : public sim::TraceSink {
+ public:
+  sim::TrackId track(std::string_view process, std::string_view thread) override {
+    names_.push_back(std::string(process) + "/" + std::string(thread));
+    return {static_cast<std::uint32_t>(names_.size() - 1)};
+  }
+  using sim::TraceSink::slice;
+  void slice(sim::TrackId t, std::string_view, sim::Time, sim::Time,
+             std::span<const sim::TraceArg>) override {
+    used.insert(names_[t.value]);
+  }
+  void counter(sim::TrackId, std::string_view, sim::Time, double) override {}
+  std::set<std::string> used;
+
+ private:
+  std::vector<std::string> names_;
+};
+
+std::int64_t amount(const Roofline& r, const std::string& group) {
+  for (const UnitTerm& t : r.terms)
+    if (t.group == group) return t.amount;
+  FAIL("no unit group " << group);
+  return 0;
+}
+
+const char* kAllGather = R"(world: 2
+params: {PROTO: 0}
+streams:
+  - name: s
+    ops:
+      - {if: PROTO == 0, collective: {op: all_gather, bytes: 2MiB, protocol: simple, channels: 1}}
+      - {if: PROTO == 1, collective: {op: all_gather, bytes: 2MiB, protocol: ll, channels: 1}}
+      - {if: PROTO == 2, collective: {op: all_gather, bytes: 2MiB, protocol: ll128, channels: 1}}
+)";
+
+}  // namespace
+
+TEST_CASE("each protocol puts its own lines on the wire") {
+  // One channel, 2 ranks: each rank sends its 1 MiB segment to the other once.
+  //   Simple: the data itself, 1048576 B.
+  //   LL: 8-byte lines half flag, in 32 KiB slices: 32 x 65536 = 2097152 B.
+  //   LL128: 120 data bytes per 128-byte line, slices of 576000 B: ceil(576000 x 16 / 15) =
+  //   614400 and ceil(472576 x 16 / 15) = 504082, stored as 32-byte sectors (504096): 1118496 B.
+  const std::pair<const char*, std::int64_t> cases[] = {
+      {"0", 1048576}, {"1", 2097152}, {"2", 614400 + 504096}};
+  for (const auto& [proto, bytes] : cases) {
+    const Result r = on_hgx(kAllGather, {{"PROTO", proto}});
+    REQUIRE(r.run.blocked.empty());
+    REQUIRE(r.run.collectives.size() == 1);
+    CHECK(r.run.collectives[0].channels == 1);
+    CHECK(amount(r.roofline, "gpu0.nvlink.out") == bytes);
+    CHECK(amount(r.roofline, "gpu1.nvlink.out") == bytes);
+  }
+}
+
+TEST_CASE("NCCL's channels are CTAs, one per SM") {
+  Tracks trace;
+  const Result r = on_hgx(R"(world: 2
+streams:
+  - name: s
+    ops: [{collective: {op: all_reduce, bytes: 64MiB, dtype: float}}]
+)",
+                          {}, &trace);
+  REQUIRE(r.run.collectives.size() == 1);
+  const CollectiveResult& c = r.run.collectives[0];
+  CHECK(c.algorithm == "ring");
+  CHECK(c.protocol == "Simple");
+  CHECK(c.channels == 24);
+  // Each rank's kernel ran nccl_ring: on gpu0, its send role ran on 24 SMs.
+  REQUIRE(r.run.kernels.size() == 2);
+  CHECK(r.run.kernels[0].kernel == "nccl_ring");
+  int sms = 0;
+  for (const std::string& t : trace.used)
+    if (t.starts_with("gpu0/sm") && t.ends_with(" nccl_ring.send")) ++sms;
+  CHECK(sms == 24);
+}
+
+TEST_CASE("back-to-back collectives of different sizes keep their flags apart") {
+  const Result r = on_hgx(R"(world: 4
+streams:
+  - name: s
+    ops:
+      - for: {var: i, from: 0, to: 4, ops: [collective: {op: all_reduce, bytes: (i + 1) * 3MiB, dtype: float}]}
+      - collective: {op: all_gather, bytes: 64KiB}
+      - collective: {op: all_to_all, bytes: 8MiB}
+)");
+  REQUIRE(r.run.blocked.empty());
+  REQUIRE(r.run.collectives.size() == 6);
+  for (std::size_t i = 1; i < r.run.collectives.size(); ++i)
+    CHECK(r.run.collectives[i].end > r.run.collectives[i - 1].end);
+}
+
+TEST_CASE("a rank that never reaches NCCL's collective is reported") {
+  const Result r = on_hgx(R"(world: 2
+streams:
+  - name: s
+    ops:
+      - if: rank == 0
+        collective: {op: all_gather, bytes: 1MiB}
+)");
+  REQUIRE(r.run.blocked.size() == 1);
+  CHECK(r.run.blocked[0].rank == 0);
+  CHECK(r.run.blocked[0].waiting_for ==
+        "all_gather (the collective #0 of stream 's'): waiting for rank 1 to reach the all_gather");
+}

@@ -1,0 +1,141 @@
+// NCCL's choices (traces/nccl/tuner.hpp), each expected value worked out by hand from NCCL
+// 2.28.9's source as the header quotes it.
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "traces/nccl/tuner.hpp"
+
+using namespace mgsim::traces::nccl;
+
+TEST_CASE("the ring search: channels and speed as NCCL's search finds them") {
+  // H200: 18 links x 20.6 GB/s = 370.8 GB/s. From 60 GB/s: 6 channels (360); 50 gives 7 (350),
+  // 40 gives 9 (360, a tie keeps 60), 30 gives 12 (360); 24/60 < 0.49 stops. Duplicated (60 >= 50)
+  // to 12 channels at 30; no higher speed fits 12 channels; the communicator runs 24.
+  const Comm h200 = make_comm(2, 90, 18);
+  CHECK(h200.nvlink_bw == Approx(370.8));
+  CHECK(h200.search_channels == 12);
+  CHECK(h200.speed == 30.0);
+  CHECK(h200.channels == 24);
+  // B200: 18 x 40.1 = 721.8 GB/s; 90 GB/s x 8 = 720 is best; duplicated to 16 x 45; 32 channels.
+  const Comm b200 = make_comm(72, 100, 18);
+  CHECK(b200.search_channels == 16);
+  CHECK(b200.speed == 45.0);
+  CHECK(b200.channels == 32);
+  // A100: 12 x 20 = 240 GB/s: 6 x 40 (ties at 30 and 20 keep 40), duplicated to 12 x 20.
+  const Comm a100 = make_comm(8, 80, 12);
+  CHECK(a100.search_channels == 12);
+  CHECK(a100.speed == 20.0);
+  CHECK(a100.channels == 24);
+}
+
+TEST_CASE("the tuner's time: latency plus bytes over the protocol's bandwidth") {
+  const Comm c = make_comm(2, 90, 18);
+  // all_reduce on 2 ranks: 2 steps. Bus bandwidth 12 x 30 = 360 GB/s; x ranks / steps = 1.
+  //   LL:     6.6 + 2 x 0.6 = 7.8 us;  min(141, 360 / 2) = 141 GB/s
+  //   LL128: 14.0 + 2 x 1.9 = 17.8 us; min(360 x 0.92, 12 x 36.7) = 331.2 GB/s
+  //   Simple: 8.4 + 2 x 3.4 = 15.2 us; 360 GB/s
+  CHECK(predicted_us(c, Collective::all_reduce, Protocol::ll, 1'000'000) ==
+        Approx(7.8 + 1e6 / 141e3));
+  CHECK(predicted_us(c, Collective::all_reduce, Protocol::ll128, 1'000'000) ==
+        Approx(17.8 + 1e6 / 331.2e3));
+  CHECK(predicted_us(c, Collective::all_reduce, Protocol::simple, 1'000'000) ==
+        Approx(15.2 + 1e6 / 360e3));
+  // all_gather: 1 step, so x 2 on the bandwidth and one hop of latency.
+  CHECK(predicted_us(c, Collective::all_gather, Protocol::simple, 1'000'000) ==
+        Approx(8.4 + 3.4 + 1e6 / 720e3));
+}
+
+TEST_CASE("NCCL's choice: LL for small buffers, Simple past the crossover, threads and channels") {
+  const Comm c = make_comm(2, 90, 18);
+  // LL and Simple cross where 7.8 + B / 141e3 = 15.2 + B / 360e3: B = 1715134 bytes.
+  CHECK(choose(c, Collective::all_reduce, 1'715'000).protocol == Protocol::ll);
+  CHECK(choose(c, Collective::all_reduce, 1'716'000).protocol == Protocol::simple);
+  // LL on 2 ranks: threshold 8 x 2; 64 KiB keeps channels while 65536 >= c x 512 x 16: 8, and
+  // 512 threads (65536 is not below 8 x 512 x 16).
+  const Choice small = choose(c, Collective::all_reduce, 65536);
+  CHECK(small.channels == 8);
+  CHECK(small.threads == 512);
+  // 4 KiB: down to 1 channel, then 256 threads (4096 < 1 x 512 x 16 = 8192; not < 4096).
+  const Choice tiny = choose(c, Collective::all_reduce, 4096);
+  CHECK(tiny.channels == 1);
+  CHECK(tiny.threads == 256);
+  // Simple keeps all 24 channels at 4 MiB (24 x 512 x 64 = 768 KiB) and adds its sync warp.
+  const Choice big = choose(c, Collective::all_reduce, 4 << 20);
+  CHECK(big.protocol == Protocol::simple);
+  CHECK(big.channels == 24);
+  CHECK(big.threads == 544);
+  // Forced, as NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS do.
+  const Choice forced = choose(c, Collective::all_reduce, 4 << 20, Protocol::ll128, 4);
+  CHECK(forced.protocol == Protocol::ll128);
+  CHECK(forced.channels == 4);
+  CHECK(forced.threads == 640);
+}
+
+TEST_CASE("the ring kernel's slices follow each protocol's buffer") {
+  const Comm c = make_comm(2, 90, 18);
+  // Simple, 1 GiB all_gather: each rank's segment is 512 MiB, 22369622 B per channel, in 1 MiB
+  // slices (a 2 MiB chunk cut in two), 4 slices in flight (8 slots of 512 KiB, 2 per slice).
+  const Choice simple{Protocol::simple, 24, 544};
+  RingPlan p = plan_ring(c, Collective::all_gather, simple, std::int64_t{1} << 30);
+  CHECK(p.steps == 2);
+  CHECK(p.part == 22369622);
+  CHECK(p.slice == 1 << 20);
+  CHECK(p.slices == 22);
+  CHECK(p.depth == 4);
+  CHECK(p.fence);
+  // all_reduce: 2 x (2 - 1) + 1 steps; a small part is cut in two, each at least 32 KiB.
+  p = plan_ring(c, Collective::all_reduce, simple, 4 << 20);
+  CHECK(p.steps == 3);
+  CHECK(p.part == 87382);
+  CHECK(p.slice == 43691);
+  // LL: 8-byte lines half flag: 32 KiB of data per 64 KiB slot, twice the bytes on the wire.
+  p = plan_ring(c, Collective::all_reduce, {Protocol::ll, 8, 512}, 1 << 20);
+  CHECK(p.slice == 32768);
+  CHECK(p.slices == 2);
+  CHECK((p.wire_num == 2 && p.wire_den == 1 && !p.fence && p.depth == 8));
+  // LL128: 614400-byte slots of 128-byte lines, 120 bytes of data each: 576000.
+  p = plan_ring(c, Collective::all_reduce, {Protocol::ll128, 1, 640}, 64 << 20);
+  CHECK(p.slice == 576000);
+  CHECK((p.wire_num == 16 && p.wire_den == 15));
+}
+
+TEST_CASE("sends and receives: p2p channels per peer and the protocol by size") {
+  const Comm c = make_comm(2, 90, 18);
+  // 24 channels: 32 p2p channels; per peer 2 x 18 = 36, at most 24, rounded up to 32; the
+  // minimum halves while min x ranks > 32: 16.
+  // 512 MiB per peer: Simple; 16 channels of 32 MiB exceed 32 x 512 KiB, so 32 of 16 MiB.
+  P2pPlan p = plan_p2p(c, std::int64_t{512} << 20);
+  CHECK(p.protocol == Protocol::simple);
+  CHECK(p.p2p_channels == 32);
+  CHECK(p.channels == 32);
+  CHECK(p.moves.part == 16 << 20);
+  CHECK(p.moves.slice == 512 << 10);
+  CHECK(p.moves.depth == 8);
+  // 256 KiB per peer: LL (at most 32 x 16 KiB); min(16, 256 KiB / 8 KiB) = 16 channels.
+  p = plan_p2p(c, 256 << 10);
+  CHECK(p.protocol == Protocol::ll);
+  CHECK(p.channels == 16);
+  CHECK(p.moves.part == 16384);
+}
+
+TEST_CASE("the ring search and channel counts match NCCL's own log of the measured machine") {
+  // validate/data/h200/system/run_log.txt: nccl_bench on the two H200s of nccl.csv, run with
+  // NCCL_DEBUG=INFO (scripts/measure_h200.sh). NCCL printed its ring graph (pattern 4) after
+  // duplication and the channels its communicator runs.
+  std::ifstream log(std::string(MGSIM_SOURCE_DIR) + "/validate/data/h200/system/run_log.txt");
+  REQUIRE(log);
+  std::string line, ring, channels;
+  while (std::getline(log, line)) {
+    if (ring.empty() && line.find("NCCL INFO Pattern 4,") != std::string::npos) ring = line;
+    if (channels.empty() && line.find("coll channels") != std::string::npos) channels = line;
+  }
+  const Comm c = make_comm(2, 90, 18);
+  const P2pPlan p = plan_p2p(c, 1 << 20);
+  CHECK_THAT(ring, Catch::Contains(fmt::format("nChannels {}, bw {:.6f}/", c.search_channels,
+                                               c.speed)));
+  CHECK_THAT(channels, Catch::Contains(fmt::format("{} coll channels", c.channels)));
+  CHECK_THAT(channels, Catch::Contains(fmt::format("{} p2p channels,", p.p2p_channels)));
+}

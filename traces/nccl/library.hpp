@@ -1,0 +1,48 @@
+// NCCL's kernels (traces/nccl/kernels.yaml, compiled into mgsim) and their launches: which kernel
+// one rank runs for one collective and with which arguments, from NCCL's choices (tuner.hpp).
+//
+// Contract: add_kernels() appends the library's kernels to a schedule's KernelSet, parsed in a
+// scope of their own (rank in slot 0, world in slot 1; nothing of the schedule's), so a
+// schedule's params cannot collide with the library's names; names starting `nccl_` are the
+// library's (kernels and flags; a schedule may not use them: schedule.cpp checks).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sim/expr.hpp"
+#include "traces/kernel_schedule.hpp"
+#include "traces/nccl/tuner.hpp"
+
+namespace mgsim::traces::nccl {
+
+inline constexpr std::string_view kReservedPrefix = "nccl_";
+inline constexpr std::string_view kLibraryFile = "traces/nccl/kernels.yaml";
+
+void add_kernels(KernelSet& set);
+
+// One rank's kernel for one collective (every rank runs the same).
+struct Launch {
+  std::string_view kernel;  // nccl_ring or nccl_p2p
+  Protocol protocol = Protocol::simple;
+  int channels = 1;
+  std::vector<std::pair<std::string_view, std::int64_t>> args;  // all but BASE and COMM
+  std::int64_t flag_span = 0;  // what the collective advances its flags by (kernels.yaml)
+  std::int64_t handovers = 0;  // slices handed to a peer, per rank
+};
+
+// all_reduce, all_gather, reduce_scatter: NCCL's ring.
+Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes,
+                   std::int64_t element_bytes);
+// all_to_all: `bytes` to and from each rank.
+Launch p2p_launch(const Comm& comm, std::int64_t bytes);
+
+// The env of rank `rank`'s launch of `k` (which must be `launch.kernel`): `base` is the flag
+// count its communicator's earlier collectives reached, `comm_index` keeps the flags of
+// different communicators apart.
+sim::Env launch_env(const KernelDef& k, const Launch& launch, int rank, int world,
+                    std::int64_t num_sms, std::int64_t base, int comm_index);
+
+}  // namespace mgsim::traces::nccl
