@@ -4,7 +4,17 @@
 # Run through the device tool on kind nvidia-h200-x2 (2 H200s), from the repository root:
 #   run(kind="nvidia-h200-x2", timeout_s=600, command="bash scripts/measure_h200.sh")
 # Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm peer_reduce flag l2_contention;
-# MEASURE_ONLY="..." picks some.
+# MEASURE_ONLY="..." picks some. NCCL's forced settings (issue 10) run only when asked, in two
+# commands of their own (each under the 10-minute limit):
+#   MEASURE_ONLY="nccl_sweep_proto_LL nccl_sweep_proto_LL128 nccl_sweep_proto_Simple
+#                 nccl_sweep_algo_tree nccl_sweep_bf16"
+#   MEASURE_ONLY="nccl_sweep_channels_1 nccl_sweep_channels_2 nccl_sweep_channels_4
+#                 nccl_sweep_channels_8 nccl_sweep_channels_16 nccl_sweep_channels_32"
+# (MEASURE_ONLY="nccl_sweep" runs them all, if the time allows): nccl_bench once per
+# NCCL_PROTO, NCCL_ALGO=Tree, NCCL_MIN/MAX_NCHANNELS and bfloat16, each writing
+# nccl_sweep_<setting>.csv, with NCCL's per-call choice logged (NCCL_DEBUG_SUBSYS=TUNING) to
+# system/nccl_debug_<setting>.<pid>.txt; scripts/nccl_choices.py turns those logs into
+# nccl_choices.csv.
 # Results: $OUT/results.tar.gz (folder h200/: one CSV per family plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
 # what finished. Unpack into validate/data/ and commit; docs/MEASUREMENTS.md says what is what.
@@ -77,6 +87,39 @@ step peer_sm 240 "$BIN/peer_sm" --out .
 step peer_reduce 180 "$BIN/peer_reduce" --out .
 step flag 150 "$BIN/flag" --out .
 step l2_contention 300 "$BIN/l2_contention" --out .
+
+# NCCL's forced settings (MEASURE_ONLY="nccl_sweep"). NCCL reads NCCL_* when a communicator is
+# made, so each setting is a run of its own; sizes up to 256 MiB keep the whole sweep in one
+# command.
+sweep() {  # sweep NAME LIMIT_S ENV... -- nccl_bench options
+  local name=$1 limit=$2
+  shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  [[ " ${MEASURE_ONLY:-} " == *" nccl_sweep "* || " ${MEASURE_ONLY:-} " == *" nccl_sweep_$name "* ]] ||
+    return 0
+  (
+    for e in "${envs[@]}"; do export "$e"; done
+    export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING
+    export NCCL_DEBUG_FILE="$RES/system/nccl_debug_$name.%p.txt"
+    MEASURE_ONLY=""
+    step "nccl_sweep_$name" "$limit" "$BIN/nccl_bench" --out . --file "nccl_sweep_$name.csv" \
+      --setting "${envs[*]:-default}" --max-bytes 268435456 "$@"
+  )
+}
+for p in LL LL128 Simple; do
+  sweep "proto_$p" 100 NCCL_PROTO=$p -- --ops all_reduce,all_gather,reduce_scatter
+done
+sweep algo_tree 60 NCCL_ALGO=Tree -- --ops all_reduce
+for c in 1 2 4 8 16 32; do
+  sweep "channels_$c" 80 NCCL_MIN_NCHANNELS=$c NCCL_MAX_NCHANNELS=$c -- --ops all_reduce,all_gather
+done
+sweep bf16 100 -- --dtypes bfloat16 --ops all_reduce,all_gather,reduce_scatter
+if compgen -G "$RES/system/nccl_debug_*.txt" >/dev/null; then
+  python3 "$REPO/scripts/nccl_choices.py" "$RES"/system/nccl_debug_*.txt >"$RES/nccl_choices.csv"
+  pack
+fi
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "traces/nccl/tuner.hpp"
 
@@ -134,8 +134,8 @@ TEST_CASE("the ring search and channel counts match NCCL's own log of the measur
   }
   const Comm c = make_comm(2, 90, 18);
   const P2pPlan p = plan_p2p(c, 1 << 20);
-  CHECK_THAT(ring, Catch::Contains(fmt::format("nChannels {}, bw {:.6f}/", c.search_channels,
-                                               c.speed)));
+  CHECK_THAT(ring,
+             Catch::Contains(fmt::format("nChannels {}, bw {:.6f}/", c.search_channels, c.speed)));
   CHECK_THAT(channels, Catch::Contains(fmt::format("{} coll channels", c.channels)));
   CHECK_THAT(channels, Catch::Contains(fmt::format("{} p2p channels,", p.p2p_channels)));
 }

@@ -12,15 +12,15 @@ namespace mgsim::traces::nccl {
 namespace {
 
 // src/device.h and src/include/comm.h.
-constexpr int kSteps = 8;                   // NCCL_STEPS: slots of a channel's buffer
-constexpr int kMaxChannels = 64;            // MAXCHANNELS
-constexpr int kWarp = 32;                   // WARP_SIZE
-constexpr int kSimpleMaxThreads = 512;      // NCCL_SIMPLE_MAX_NTHREADS
-constexpr int kLlMaxThreads = 512;          // NCCL_LL_MAX_NTHREADS
-constexpr int kLl128MaxThreads = 640;       // NCCL_LL128_MAX_NTHREADS
-constexpr std::int64_t kSimpleThreshold = 64;   // NCCL_SIMPLE_THREAD_THRESHOLD
-constexpr std::int64_t kLlThreshold = 8;        // NCCL_LL_THREAD_THRESHOLD (x ranks for ring)
-constexpr std::int64_t kLl128Threshold = 8;     // NCCL_LL128_THREAD_THRESHOLD
+constexpr int kSteps = 8;                      // NCCL_STEPS: slots of a channel's buffer
+constexpr int kMaxChannels = 64;               // MAXCHANNELS
+constexpr int kWarp = 32;                      // WARP_SIZE
+constexpr int kSimpleMaxThreads = 512;         // NCCL_SIMPLE_MAX_NTHREADS
+constexpr int kLlMaxThreads = 512;             // NCCL_LL_MAX_NTHREADS
+constexpr int kLl128MaxThreads = 640;          // NCCL_LL128_MAX_NTHREADS
+constexpr std::int64_t kSimpleThreshold = 64;  // NCCL_SIMPLE_THREAD_THRESHOLD
+constexpr std::int64_t kLlThreshold = 8;       // NCCL_LL_THREAD_THRESHOLD (x ranks for ring)
+constexpr std::int64_t kLl128Threshold = 8;    // NCCL_LL128_THREAD_THRESHOLD
 // src/init.cc: default buffer sizes per protocol (DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE,
 // DEFAULT_BUFFSIZE): LL 8 lines x 512 threads x 8 steps x 16 B, LL128 120 x 640 x 8 x 8 B.
 constexpr std::int64_t kLlBuffer = std::int64_t{8} * 512 * kSteps * 16;
@@ -33,8 +33,7 @@ constexpr int kSliceSteps = kSteps / 4;
 // src/graph/search.cc: the speeds (GB/s per channel) the ring search tries, highest first.
 constexpr std::array kSpeedsSm80 = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
                                     9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
-constexpr std::array kSpeedsSm90 = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
-                                    15.0, 12.0, 11.0, 6.0,  3.0};
+constexpr std::array kSpeedsSm90 = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
 constexpr std::array kSpeedsSm100 = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0,
                                      30.0, 24.0, 20.0, 19.0, 18.0};
 
@@ -164,9 +163,9 @@ Choice choose(const Comm& comm, Collective c, std::int64_t bytes, std::optional<
     }
   }
   int nt = out.protocol == Protocol::ll128 ? kLl128MaxThreads
-           : out.protocol == Protocol::ll ? kLlMaxThreads
-                                          : kSimpleMaxThreads;
-  const std::int64_t threshold = out.protocol == Protocol::ll ? kLlThreshold * comm.ranks
+           : out.protocol == Protocol::ll  ? kLlMaxThreads
+                                           : kSimpleMaxThreads;
+  const std::int64_t threshold = out.protocol == Protocol::ll      ? kLlThreshold * comm.ranks
                                  : out.protocol == Protocol::ll128 ? kLl128Threshold
                                                                    : kSimpleThreshold;
   int nc = comm.channels;
@@ -235,13 +234,14 @@ P2pPlan plan_p2p(const Comm& comm, std::int64_t bytes) {
   const int max_channels = per_peer;
   int min_channels = per_peer;
   while (min_channels * comm.ranks > p2p_channels && min_channels > 1) min_channels /= 2;
-  constexpr std::int64_t kLlThreshold = 16384;       // NCCL_P2P_LL_THRESHOLD
+  constexpr std::int64_t kLlThreshold = 16384;            // NCCL_P2P_LL_THRESHOLD
   constexpr std::int64_t kChunk = std::int64_t{1} << 19;  // NCCL_P2P_NVL_CHUNKSIZE
   P2pPlan plan;
   plan.protocol = bytes <= max_channels * kLlThreshold ? Protocol::ll : Protocol::simple;
   const std::int64_t step = plan.protocol == Protocol::ll ? kLlBuffer / kSteps : kChunk;
   const std::int64_t min_part = step / 8, max_part = step * 32;
-  int channels = static_cast<int>(std::min<std::int64_t>(min_channels, (bytes + min_part - 1) / min_part));
+  int channels =
+      static_cast<int>(std::min<std::int64_t>(min_channels, (bytes + min_part - 1) / min_part));
   std::int64_t part = std::max(min_part, (bytes + channels - 1) / channels);
   while (part > max_part && channels <= max_channels / 2) {
     channels *= 2;

@@ -67,11 +67,11 @@ Choice choose(const Comm& comm, Collective c, std::int64_t bytes,
 
 // How one rank's ring kernel moves the data (the arguments of nccl_ring in kernels.yaml).
 struct RingPlan {
-  int steps = 0;            // ring steps a slice goes through
-  std::int64_t part = 0;    // bytes per channel of each rank's segment
-  std::int64_t slice = 0;   // bytes handed over per step (the last slice may be shorter)
-  std::int64_t slices = 0;  // per channel
-  int depth = 0;            // slices in flight in a channel's buffer
+  int steps = 0;                   // ring steps a slice goes through
+  std::int64_t part = 0;           // bytes per channel of each rank's segment
+  std::int64_t slice = 0;          // bytes handed over per step (the last slice may be shorter)
+  std::int64_t slices = 0;         // per channel
+  int depth = 0;                   // slices in flight in a channel's buffer
   int wire_num = 1, wire_den = 1;  // bytes on the wire per data byte (the protocol's lines)
   bool fence = true;               // Simple: a system fence before the flag
 };

@@ -5,12 +5,28 @@
 // all_gather: out = bytes, in = bytes / 2; reduce_scatter: in = bytes, out = bytes / 2; all_to_all:
 // in = out = bytes, bytes / 2 to each rank, itself included). algbw = bytes / time;
 // busbw = algbw * 2(n-1)/n for all_reduce and * (n-1)/n for the others (n = 2).
-// Out of place, float32, sum. Timing: a repetition enqueues `ops_per_rep` back-to-back operations
+// Out of place, sum. Timing: a repetition enqueues `ops_per_rep` back-to-back operations
 // (enough for ~2 ms, at most 50) between events on each rank's stream; time per op is the slower
-// rank's time divided by ops_per_rep; median over repetitions. Verified: outputs poisoned (NaN)
-// before the last run and compared exactly with the expected values (small integers, so sums are
-// exact in float).
+// rank's time divided by ops_per_rep; median over repetitions. host_us_median: the host's wall
+// time of that enqueue loop per op (the grouped calls of both ranks: NCCL's host cost when the
+// GPUs keep up). Verified: outputs poisoned (NaN) before the last run and compared exactly with
+// the expected values (small integers, so sums are exact in float32 and bfloat16).
+//
+// Options (all optional): --out DIR; --file NAME (default nccl.csv); --setting TEXT, written in
+// each row's `setting` column (the sweep script names the NCCL_* variables it set, e.g.
+// "NCCL_PROTO=LL"; NCCL reads them when the communicator is made, so each setting is its own
+// run); --dtypes float32,bfloat16; --ops all_reduce,all_gather,...; --min-bytes / --max-bytes
+// (default 64 KiB .. 1 GiB). NCCL's own choice per call is in its log (NCCL_DEBUG=INFO,
+// NCCL_DEBUG_SUBSYS=TUNING: "<op>: <bytes> Bytes -> Algo <a> proto <p> channel{Lo..Hi}"), which
+// scripts/nccl_choices.py turns into nccl_choices.csv.
+#include <cuda_bf16.h>
 #include <nccl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "common.cuh"
 #include "nccl_check.cuh"
@@ -38,21 +54,36 @@ double bus_factor(Op o) {
   return o == kAllReduce ? 2.0 * (kRanks - 1) / kRanks : double(kRanks - 1) / kRanks;
 }
 
-// Rank r's input element i.
+// Rank r's input element i: small integers, so every sum is exact in float32 and bfloat16
+// (integers up to 256 are).
 __host__ __device__ inline float val(int r, size_t i) {
-  return float(i % 251) + 1.0f + 1000.0f * float(r);
+  return float(i % 61) + 1.0f + 64.0f * float(r);
 }
 
-__global__ void fill_input_kernel(float* p, size_t n, int rank) {
+enum Dtype { kFloat32, kBfloat16 };
+const char* dtype_name(Dtype d) { return d == kFloat32 ? "float32" : "bfloat16"; }
+size_t dtype_size(Dtype d) { return d == kFloat32 ? 4 : 2; }
+ncclDataType_t nccl_type(Dtype d) { return d == kFloat32 ? ncclFloat32 : ncclBfloat16; }
+
+__device__ inline float load_as_float(const void* p, int dtype, size_t i) {
+  return dtype == kFloat32 ? static_cast<const float*>(p)[i]
+                           : __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+}
+
+__global__ void fill_input_kernel(void* p, int dtype, size_t n, int rank) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x)
-    p[i] = val(rank, i);
+       i += size_t(gridDim.x) * blockDim.x) {
+    if (dtype == kFloat32)
+      static_cast<float*>(p)[i] = val(rank, i);
+    else
+      static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16(val(rank, i));
+  }
 }
 
 // Counts output elements of `rank` that differ from what `op` must produce. `out_n` elements;
 // `chunk` is the per-rank block (count / ranks).
-__global__ void check_kernel(int op, int rank, const float* out, size_t out_n, size_t chunk,
-                             unsigned long long* bad) {
+__global__ void check_kernel(int op, int dtype, int rank, const void* out, size_t out_n,
+                             size_t chunk, unsigned long long* bad) {
   unsigned long long local = 0;
   for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < out_n;
        j += size_t(gridDim.x) * blockDim.x) {
@@ -66,7 +97,7 @@ __global__ void check_kernel(int op, int rank, const float* out, size_t out_n, s
     } else {
       want = val(int(j / chunk), size_t(rank) * chunk + j % chunk);
     }
-    local += out[j] != want;
+    local += load_as_float(out, dtype, j) != want;
   }
   if (local) atomicAdd(bad, local);
 }
@@ -75,33 +106,35 @@ struct Rank {
   int dev;
   ncclComm_t comm;
   cudaStream_t s;
-  float* in;
-  float* out;
+  char* in;
+  char* out;
   EventPair* ev;
 };
 
 // Enqueues one operation of `bytes` on every rank (inside one NCCL group: a single thread drives
 // both GPUs).
-void enqueue(Op op, size_t bytes, Rank* r) {
-  const size_t count = bytes / sizeof(float);
+void enqueue(Op op, Dtype d, size_t bytes, Rank* r) {
+  const size_t count = bytes / dtype_size(d);
   const size_t chunk = count / kRanks;
+  const size_t chunk_bytes = chunk * dtype_size(d);
+  const ncclDataType_t t = nccl_type(d);
   NCCL_CHECK(ncclGroupStart());
   for (int i = 0; i < kRanks; ++i) {
     Rank& k = r[i];
     switch (op) {
       case kAllReduce:
-        NCCL_CHECK(ncclAllReduce(k.in, k.out, count, ncclFloat32, ncclSum, k.comm, k.s));
+        NCCL_CHECK(ncclAllReduce(k.in, k.out, count, t, ncclSum, k.comm, k.s));
         break;
       case kAllGather:
-        NCCL_CHECK(ncclAllGather(k.in, k.out, chunk, ncclFloat32, k.comm, k.s));
+        NCCL_CHECK(ncclAllGather(k.in, k.out, chunk, t, k.comm, k.s));
         break;
       case kReduceScatter:
-        NCCL_CHECK(ncclReduceScatter(k.in, k.out, chunk, ncclFloat32, ncclSum, k.comm, k.s));
+        NCCL_CHECK(ncclReduceScatter(k.in, k.out, chunk, t, ncclSum, k.comm, k.s));
         break;
       case kAllToAll:
         for (int p = 0; p < kRanks; ++p) {
-          NCCL_CHECK(ncclSend(k.in + p * chunk, chunk, ncclFloat32, p, k.comm, k.s));
-          NCCL_CHECK(ncclRecv(k.out + p * chunk, chunk, ncclFloat32, p, k.comm, k.s));
+          NCCL_CHECK(ncclSend(k.in + p * chunk_bytes, chunk, t, p, k.comm, k.s));
+          NCCL_CHECK(ncclRecv(k.out + p * chunk_bytes, chunk, t, p, k.comm, k.s));
         }
         break;
     }
@@ -109,25 +142,28 @@ void enqueue(Op op, size_t bytes, Rank* r) {
   NCCL_CHECK(ncclGroupEnd());
 }
 
-// Time of `n` back-to-back operations, the slower rank's, in microseconds.
-double time_ops(Op op, size_t bytes, Rank* r, int n) {
+// Time of `n` back-to-back operations, the slower rank's, in microseconds; `host_us` gets the
+// host's wall time of the enqueue loop.
+double time_ops(Op op, Dtype d, size_t bytes, Rank* r, int n, double* host_us = nullptr) {
   for (int i = 0; i < kRanks; ++i) {
     DeviceScope ds(r[i].dev);
     CUDA_CHECK(cudaStreamSynchronize(r[i].s));
     r[i].ev->start(r[i].s);
   }
-  for (int k = 0; k < n; ++k) enqueue(op, bytes, r);
+  const double t0 = wall_us();
+  for (int k = 0; k < n; ++k) enqueue(op, d, bytes, r);
+  if (host_us) *host_us = wall_us() - t0;
   double worst = 0;
   for (int i = 0; i < kRanks; ++i) r[i].ev->stop(r[i].s);
   for (int i = 0; i < kRanks; ++i) worst = std::max(worst, r[i].ev->elapsed_us());
   return worst;
 }
 
-int verify(Op op, size_t bytes, Rank* r) {
-  const size_t count = bytes / sizeof(float), chunk = count / kRanks;
+int verify(Op op, Dtype d, size_t bytes, Rank* r) {
+  const size_t count = bytes / dtype_size(d), chunk = count / kRanks;
   const size_t out_n = op == kReduceScatter ? chunk : count;
-  for (int i = 0; i < kRanks; ++i) poison(r[i].dev, r[i].out, out_n * sizeof(float));
-  enqueue(op, bytes, r);
+  for (int i = 0; i < kRanks; ++i) poison(r[i].dev, r[i].out, out_n * dtype_size(d));
+  enqueue(op, d, bytes, r);
   int ok = 1;
   for (int i = 0; i < kRanks; ++i) {
     DeviceScope ds(r[i].dev);
@@ -135,7 +171,7 @@ int verify(Op op, size_t bytes, Rank* r) {
     unsigned long long* bad;
     CUDA_CHECK(cudaMalloc(&bad, sizeof *bad));
     CUDA_CHECK(cudaMemset(bad, 0, sizeof *bad));
-    check_kernel<<<1024, 256>>>(op, i, r[i].out, out_n, chunk, bad);
+    check_kernel<<<1024, 256>>>(op, d, i, r[i].out, out_n, chunk, bad);
     LAUNCH_CHECK();
     unsigned long long h = 0;
     CUDA_CHECK(cudaMemcpy(&h, bad, sizeof h, cudaMemcpyDeviceToHost));
@@ -143,6 +179,21 @@ int verify(Op op, size_t bytes, Rank* r) {
     ok &= report_check(op_name(op), h);
   }
   return ok;
+}
+
+// The value of option `name` (e.g. "--file"), or `fallback`.
+std::string option(int argc, char** argv, const char* name, const std::string& fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  return fallback;
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 }  // namespace
@@ -158,51 +209,93 @@ int main(int argc, char** argv) {
   int version = 0;
   NCCL_CHECK(ncclGetVersion(&version));
 
-  const size_t max_bytes = 1 * GiB;
+  const std::string file = option(argc, argv, "--file", "nccl.csv");
+  const std::string setting = option(argc, argv, "--setting", "default");
+  const size_t min_bytes = std::stoull(option(argc, argv, "--min-bytes", std::to_string(64 * KiB)));
+  const size_t max_bytes = std::stoull(option(argc, argv, "--max-bytes", std::to_string(1 * GiB)));
+  std::vector<Dtype> dtypes;
+  for (const std::string& d : split(option(argc, argv, "--dtypes", "float32"))) {
+    if (d != "float32" && d != "bfloat16") {
+      std::fprintf(stderr, "--dtypes: float32 or bfloat16, not %s\n", d.c_str());
+      return 2;
+    }
+    dtypes.push_back(d == "float32" ? kFloat32 : kBfloat16);
+  }
+  std::vector<Op> ops;
+  for (const std::string& o :
+       split(option(argc, argv, "--ops", "all_reduce,all_gather,reduce_scatter,all_to_all"))) {
+    bool found = false;
+    for (Op k : {kAllReduce, kAllGather, kReduceScatter, kAllToAll})
+      if (o == op_name(k)) ops.push_back(k), found = true;
+    if (!found) {
+      std::fprintf(stderr, "--ops: unknown %s\n", o.c_str());
+      return 2;
+    }
+  }
   Rank r[kRanks];
   for (int i = 0; i < kRanks; ++i) {
     DeviceScope ds(devs[i]);
     r[i].dev = devs[i];
     r[i].comm = comms[i];
     CUDA_CHECK(cudaStreamCreateWithFlags(&r[i].s, cudaStreamNonBlocking));
-    r[i].in = static_cast<float*>(device_alloc(devs[i], max_bytes));
-    r[i].out = static_cast<float*>(device_alloc(devs[i], max_bytes));
-    fill_input_kernel<<<1024, 256>>>(r[i].in, max_bytes / sizeof(float), i);
-    LAUNCH_CHECK();
+    r[i].in = static_cast<char*>(device_alloc(devs[i], max_bytes));
+    r[i].out = static_cast<char*>(device_alloc(devs[i], max_bytes));
     CUDA_CHECK(cudaDeviceSynchronize());
     r[i].ev = new EventPair(devs[i]);
   }
 
-  Csv csv(argc, argv, "nccl.csv",
+  std::string dtype_list;
+  for (Dtype d : dtypes) dtype_list += std::string(dtype_list.empty() ? "" : ",") + dtype_name(d);
+  Csv csv(argc, argv, file,
           "NCCL collectives on 2 GPUs (one process, ncclCommInitAll), nccl-tests conventions",
           {0, 1},
           {{"nccl_version", std::to_string(version)},
            {"ranks", "2"},
-           {"dtype", "float32"},
+           {"dtype", dtype_list},
            {"redop", "sum"},
            {"in_place", "0"},
            {"env", "NCCL_NVLS_ENABLE=0"},
+           {"setting", setting},
            {"all_to_all", "grouped ncclSend/ncclRecv to every rank including itself"}},
           "op,ranks,bytes,count,dtype,ops_per_rep," + stat_cols("time_us") +
-              ",algbw_gbps_median,busbw_gbps_median,busbw_gbps_best,reps,ok");
+              ",algbw_gbps_median,busbw_gbps_median,busbw_gbps_best,reps,ok,host_us_median,"
+              "setting");
 
-  for (Op op : {kAllReduce, kAllGather, kReduceScatter, kAllToAll}) {
-    for (size_t bytes = 64 * KiB; bytes <= max_bytes; bytes *= 2) {
-      for (int i = 0; i < 5; ++i)
-        enqueue(op, bytes, r);  // warm-up (connection setup, first launches)
-      double est = time_ops(op, bytes, r, 1);
-      const int n = int(std::max(1.0, std::min(50.0, 2000.0 / std::max(est, 1.0))));
-      RepeatOpts o;
-      o.warmup = 1;
-      o.min_reps = 10;
-      o.max_reps = 40;
-      o.budget_ms = 300;
-      Stats st = repeat([&] { return time_ops(op, bytes, r, n) / n; }, o);
-      int ok = verify(op, bytes, r);
-      double algbw = gbps(double(bytes), st.median);
-      csv.row("%s,%d,%zu,%zu,float32,%d,%s,%.2f,%.2f,%.2f,%d,%d", op_name(op), kRanks, bytes,
-              bytes / sizeof(float), n, stat_vals(st).c_str(), algbw, algbw * bus_factor(op),
-              gbps(double(bytes), st.min) * bus_factor(op), st.n, ok);
+  for (Dtype d : dtypes) {
+    for (int i = 0; i < kRanks; ++i) {
+      DeviceScope ds(devs[i]);
+      fill_input_kernel<<<1024, 256>>>(r[i].in, d, max_bytes / dtype_size(d), i);
+      LAUNCH_CHECK();
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    for (Op op : ops) {
+      for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+        for (int i = 0; i < 5; ++i)
+          enqueue(op, d, bytes, r);  // warm-up (connection setup, first launches)
+        double est = time_ops(op, d, bytes, r, 1);
+        const int n = int(std::max(1.0, std::min(50.0, 2000.0 / std::max(est, 1.0))));
+        RepeatOpts o;
+        o.warmup = 1;
+        o.min_reps = 10;
+        o.max_reps = 40;
+        o.budget_ms = 300;
+        std::vector<double> host;
+        Stats st = repeat(
+            [&] {
+              double h = 0;
+              const double t = time_ops(op, d, bytes, r, n, &h) / n;
+              host.push_back(h / n);
+              return t;
+            },
+            o);
+        std::sort(host.begin(), host.end());
+        int ok = verify(op, d, bytes, r);
+        double algbw = gbps(double(bytes), st.median);
+        csv.row("%s,%d,%zu,%zu,%s,%d,%s,%.2f,%.2f,%.2f,%d,%d,%.3f,%s", op_name(op), kRanks, bytes,
+                bytes / dtype_size(d), dtype_name(d), n, stat_vals(st).c_str(), algbw,
+                algbw * bus_factor(op), gbps(double(bytes), st.min) * bus_factor(op), st.n, ok,
+                host[host.size() / 2], setting.c_str());
+      }
     }
   }
   for (int i = 0; i < kRanks; ++i) {
