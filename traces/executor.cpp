@@ -324,8 +324,9 @@ class Executor {
   }
 
   // NCCL's calls for one GPU (models/host.hpp): join the caller's stream to NCCL's (an untimed
-  // event record and a stream wait), launch the kernel, join back; with copy_engines, the
-  // algorithms' idealised transport, no host cost.
+  // event record and a stream wait), launch the kernel, join back, and (NCCL's kernels, not the
+  // ideal ring) its other driver calls; with copy_engines, the algorithms' idealised transport,
+  // no host cost.
   void call(int i, const Op& op, const CollectiveOp& c) {
     StreamRun& st = stream(i);
     const std::int64_t bytes = eval_transfer_bytes(c.bytes, st.env, "collective bytes");
@@ -334,14 +335,16 @@ class Executor {
                                bytes, c.dtype.name, c.dtype.size));
     const int seen = st.collectives_seen++;
     const bool sm = transport_ == CollectiveTransport::sm_copies;
+    const bool ideal = c.algorithm == CollectiveAlgorithm::ideal_ring || !sm;
     const sim::Duration cost =
-        sm ? hw_.host.launch + (hw_.host.event_record_untimed + hw_.host.stream_wait) * 2
-           : sim::Duration::zero();
+        !sm ? sim::Duration::zero()
+            : hw_.host.launch + (hw_.host.event_record_untimed + hw_.host.stream_wait) * 2 +
+                  (ideal ? sim::Duration::zero() : hw_.host.nccl_driver_calls);
     if (world_ < 2) {  // nothing to exchange with one rank
       host_call(i, cost, "ncclCollective", {});
       return;
     }
-    Entry* entry = collective_entry(i, op, c, bytes, seen);
+    Entry* entry = collective_entry(i, op, c, bytes, seen, ideal);
     if (!entry->run) {
       host_call(i, cost, "ncclCollective", {nccl_command(i, op, entry)});
       return;
@@ -357,8 +360,8 @@ class Executor {
 
   // The collective `seen` of stream i's definition: made by the first rank to call it (which
   // decides how it runs), checked against it by the others.
-  Entry* collective_entry(int i, const Op& op, const CollectiveOp& c, std::int64_t bytes,
-                          int seen) {
+  Entry* collective_entry(int i, const Op& op, const CollectiveOp& c, std::int64_t bytes, int seen,
+                          bool ideal) {
     const StreamRun& st = stream(i);
     auto key = std::make_pair(st.def, seen);
     if (auto it = collectives_.find(key); it != collectives_.end()) {
@@ -376,8 +379,6 @@ class Executor {
     e.bytes = bytes;
     e.dtype = c.dtype;
     e.streams.assign(static_cast<std::size_t>(world_), -1);
-    const bool ideal = c.algorithm == CollectiveAlgorithm::ideal_ring ||
-                       transport_ == CollectiveTransport::copy_engines;
     if (ideal) {
       e.run = ideal_ring(op, c, bytes, key);
     } else {

@@ -20,6 +20,14 @@
 //   after_idle_*_sync  host wall of launch + synchronize after the idle time.
 //   idle_stream    (event record / stream wait event / stream sync / device sync) host wall per
 //                  call on a stream with nothing pending.
+// NCCL's other calls per collective (src/enqueue.cc, src/misc/strongstream.cc, NCCL 2.28.9),
+// host wall per call back to back: cudaGetDevice and cudaSetDevice (the caller's device saved,
+// the communicator's set, restored), cudaStreamGetCaptureInfo (is the stream being captured),
+// cudaGetFuncBySymbol (the kernel to launch), and its launch, cudaLaunchKernelEx with the memory
+// synchronisation domain attribute and a 256-byte argument struct (NCCL's kernel arguments with
+// one collective's work inline; NCCL calls the driver's cuLaunchKernelEx, which this wraps),
+// beside a plain cudaLaunchKernel of the same kernel for the comparison on the same host.
+// `--library` runs these alone, into host_api_library.csv.
 // Streams > 1: the batch is spread round-robin over that many streams from one thread; the
 // events join all streams (each waits on the start event; the stop event waits on every stream).
 // Verified: memcpy destinations are poisoned first and hold the source pattern afterwards; kernel
@@ -443,11 +451,93 @@ void measure_sync_calls(Bench& b) {
   CUDA_CHECK(cudaEventDestroy(et));
 }
 
+// A launch-counting kernel with a 256-byte argument struct, like NCCL's kernel arguments.
+struct Args256 {
+  unsigned long long* counter;
+  unsigned long long pad[31];
+};
+__global__ void tick_args_kernel(Args256 a) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(a.counter, 1ull);
+}
+
+void measure_library_calls(Bench& b) {
+  const int calls = 1000, reps = 15;
+  cudaStream_t s0 = b.stream(0);
+  auto host_batch = [&](auto&& call) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double t0 = wall_us();
+    for (int i = 0; i < calls; ++i) call();
+    return std::pair{(wall_us() - t0) / calls, 0.0};
+  };
+  auto always = [] { return 1; };
+  int dev = -1;
+  cudaStreamCaptureStatus status;
+  unsigned long long id = 0;
+  cudaFunction_t fn = nullptr;
+  struct Case {
+    const char* api;
+    const char* mode;
+    std::function<void()> call;
+  };
+  std::vector<Case> cases = {
+      {"cudaGetDevice", "back_to_back", [&] { CUDA_CHECK(cudaGetDevice(&dev)); }},
+      {"cudaSetDevice", "back_to_back_same_device", [&] { CUDA_CHECK(cudaSetDevice(kDev)); }},
+      {"cudaStreamGetCaptureInfo", "back_to_back",
+       [&] { CUDA_CHECK(cudaStreamGetCaptureInfo(s0, &status, &id)); }},
+      {"cudaGetFuncBySymbol", "back_to_back",
+       [&] {
+         CUDA_CHECK(cudaGetFuncBySymbol(&fn, reinterpret_cast<const void*>(tick_args_kernel)));
+       }},
+  };
+  for (auto& c : cases) {
+    Row r{c.api, c.mode, 1, 0, 0, 1, calls};
+    b.measure(
+        r, 2, reps, [&] { return host_batch(c.call); }, always);
+  }
+  Args256 args{};
+  args.counter = b.counter();
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeMemSyncDomain;
+  attr[0].val.memSyncDomain = cudaLaunchMemSyncDomainRemote;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(128);
+  config.stream = s0;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  for (bool ex : {true, false}) {
+    Row r{ex ? "cudaLaunchKernelEx" : "cudaLaunchKernel",
+          ex ? "back_to_back_256B_args_mem_sync_domain" : "back_to_back_256B_args",
+          1,
+          0,
+          1,
+          1,
+          calls};
+    b.measure(
+        r, 2, reps,
+        [&] {
+          return b.batch(calls, 1, false, [&](int, cudaStream_t s) {
+            if (ex) {
+              config.stream = s;
+              CUDA_CHECK(cudaLaunchKernelEx(&config, tick_args_kernel, args));
+            } else {
+              tick_args_kernel<<<1, 128, 0, s>>>(args);
+            }
+            b.add_launched(1);
+          });
+        },
+        [&] { return b.ticks_ok(); });
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CUDA_CHECK(cudaSetDevice(kDev));
-  Csv csv(argc, argv, "host_api.csv",
+  // --library: only NCCL's other calls, into host_api_library.csv (host_api.csv stays as measured).
+  bool library = false;
+  for (int i = 1; i < argc; ++i) library |= std::string(argv[i]) == "--library";
+  Csv csv(argc, argv, library ? "host_api_library.csv" : "host_api.csv",
           "Host wall cost and GPU-visible spacing of CUDA runtime calls on GPU 0, per call; see "
           "host_api.cu for the modes",
           {kDev},
@@ -457,9 +547,14 @@ int main(int argc, char** argv) {
           "api,mode,streams,bytes,grid_ctas,nodes,calls_per_rep,host_us_median,host_us_p10,host_us_"
           "p90,gpu_us_median,gpu_us_p10,gpu_us_p90,gpu_us_per_node_median,n,ok");
   Bench b(csv);
+  if (library) {
+    measure_library_calls(b);
+    return 0;
+  }
   measure_launch(b);
   measure_memcpy(b);
   measure_sync_calls(b);
   measure_graph(b);
+  measure_library_calls(b);
   return 0;
 }
