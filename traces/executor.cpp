@@ -380,7 +380,7 @@ class Executor {
     e.dtype = c.dtype;
     e.streams.assign(static_cast<std::size_t>(world_), -1);
     if (ideal) {
-      e.run = ideal_ring(op, c, bytes, key);
+      e.run = ideal_ring(c, bytes, st.env, key);
     } else {
       plan_nccl(op, c, st, e);
     }
@@ -393,9 +393,9 @@ class Executor {
   // bounded before anything is sized or run by them.
   static constexpr std::int64_t kMaxTransfers = 1'000'000;
 
-  std::unique_ptr<CollectiveRun> ideal_ring(const Op& op, const CollectiveOp& c, std::int64_t bytes,
-                                            std::pair<int, int> key) {
-    const std::int64_t chunk = c.chunk ? c.chunk->eval_positive(stream_env(key), "chunk") : bytes;
+  std::unique_ptr<CollectiveRun> ideal_ring(const CollectiveOp& c, std::int64_t bytes,
+                                            const Env& env, std::pair<int, int> key) {
+    const std::int64_t chunk = c.chunk ? c.chunk->eval_positive(env, "chunk") : bytes;
     // Each chunk of each step (at most 2 x (world - 1) steps) is a simulated transfer of every
     // rank: bound them before the collective's bookkeeping is sized by them.
     const std::int64_t chunks = ((bytes + world_ - 1) / world_ + chunk - 1) / chunk;
@@ -404,7 +404,6 @@ class Executor {
           fmt::format("{} bytes in chunks of {} over {} ranks make more than {} chunk "
                       "transfers per rank: use a larger chunk",
                       bytes, chunk, world_, kMaxTransfers));
-    (void)op;
     return std::make_unique<CollectiveRun>(
         engine_, *transfers_, transport_, c.kind, world_, bytes, chunk,
         [this, key](int rank) { collective_rank_done(key, rank); });
@@ -469,13 +468,6 @@ class Executor {
           });
       return false;
     });
-  }
-
-  // The env of the stream that made the collective `key` (for its chunk expression).
-  const Env& stream_env(std::pair<int, int> key) const {
-    for (const StreamRun& st : streams_)
-      if (st.def == key.first) return st.env;
-    return streams_.front().env;
   }
 
   Command memcpy_command(int i, const Op& op, const MemcpyOp& copy, const Env& env) {
