@@ -31,6 +31,9 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
     case CollectiveKind::all_to_all:
       steps_ = n_ - 1;
       break;
+    case CollectiveKind::broadcast:
+    case CollectiveKind::reduce:
+      MGSIM_CHECK(false, "the ideal ring has no {}", to_string(kind_));
   }
   const std::int64_t largest = segment_bytes(0);
   chunks_ = (largest + chunk_ - 1) / chunk_;

@@ -43,6 +43,7 @@ struct Entry {
   std::unique_ptr<CollectiveRun> run;
   nccl::Launch launch;
   int kernel = -1;        // launch.kernel's index in the schedule's kernel set
+  int root = 0;           // broadcast, reduce
   std::int64_t base = 0;  // the communicator's flag count before it (nccl/kernels.yaml)
   sim::Time begin = sim::Time::max();
   sim::Time end = sim::Time::zero();
@@ -166,6 +167,8 @@ class Executor {
         c.algorithm = e->kind == CollectiveKind::all_to_all ? "p2p" : "ring";
         c.protocol = std::string(nccl::to_string(e->launch.protocol));
         c.channels = e->launch.channels;
+        if (e->kind == CollectiveKind::broadcast || e->kind == CollectiveKind::reduce)
+          c.root = e->root;
       }
       out.collectives.push_back(std::move(c));
     }
@@ -395,6 +398,8 @@ class Executor {
 
   std::unique_ptr<CollectiveRun> ideal_ring(const CollectiveOp& c, std::int64_t bytes,
                                             const Env& env, std::pair<int, int> key) {
+    if (c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::reduce)
+      c.bytes.fail(fmt::format("the ideal ring has no {}: NCCL's runs it", to_string(c.kind)));
     const std::int64_t chunk = c.chunk ? c.chunk->eval_positive(env, "chunk") : bytes;
     // Each chunk of each step (at most 2 x (world - 1) steps) is a simulated transfer of every
     // rank: bound them before the collective's bookkeeping is sized by them.
@@ -407,6 +412,25 @@ class Executor {
     return std::make_unique<CollectiveRun>(
         engine_, *transfers_, transport_, c.kind, world_, bytes, chunk,
         [this, key](int rank) { collective_rank_done(key, rank); });
+  }
+
+  static nccl::Collective nccl_collective(CollectiveKind k) {
+    switch (k) {
+      case CollectiveKind::all_reduce:
+        return nccl::Collective::all_reduce;
+      case CollectiveKind::all_gather:
+        return nccl::Collective::all_gather;
+      case CollectiveKind::reduce_scatter:
+        return nccl::Collective::reduce_scatter;
+      case CollectiveKind::broadcast:
+        return nccl::Collective::broadcast;
+      case CollectiveKind::reduce:
+        return nccl::Collective::reduce;
+      case CollectiveKind::all_to_all:
+        break;
+    }
+    MGSIM_CHECK(false, "{} is not one of NCCL's ring collectives", to_string(k));
+    return nccl::Collective::all_reduce;
   }
 
   // NCCL's choices for this call (traces/nccl/tuner.hpp), within one NVLink domain.
@@ -430,9 +454,10 @@ class Executor {
         if (n > 64) c.channels->fail(fmt::format("{} channels: NCCL runs at most 64", n));
         channels = static_cast<int>(n);
       }
-      const auto coll = static_cast<nccl::Collective>(c.kind);
+      if (c.root) e.root = check_rank(*c.root, st.env);
+      const nccl::Collective coll = nccl_collective(c.kind);
       const nccl::Choice choice = nccl::choose(*nccl_comm_, coll, e.bytes, c.protocol, channels);
-      e.launch = nccl::ring_launch(*nccl_comm_, coll, choice, e.bytes, c.dtype.size);
+      e.launch = nccl::ring_launch(*nccl_comm_, coll, choice, e.bytes, c.dtype.size, e.root);
     }
     if (e.launch.handovers > kMaxTransfers)
       c.bytes.fail(

@@ -67,9 +67,10 @@ struct CollectiveResult {
   sim::Time begin;             // first rank reached it
   sim::Time end;               // last rank finished it
   std::int64_t sends = 0;      // peer transfers (ideal ring) or slice handovers (NCCL), all ranks
-  std::string algorithm;       // "ring" (NCCL's) or "ideal_ring"
+  std::string algorithm;       // "ring" or "p2p" (NCCL's), or "ideal_ring"
   std::string protocol = "-";  // NCCL's: "LL", "LL128", "Simple"
   int channels = 0;            // NCCL's channels (CTAs per rank); 0 for an ideal ring
+  int root = -1;               // broadcast, reduce: the root rank (-1: none, as nccl-tests prints)
 };
 
 struct BlockedStream {

@@ -9,8 +9,10 @@
 namespace mgsim::traces {
 namespace {
 
+// nccl-tests' busbw / algbw per collective.
 double bus_factor(CollectiveKind kind, int n) {
   if (kind == CollectiveKind::all_reduce) return 2.0 * (n - 1) / n;
+  if (kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce) return 1.0;
   return static_cast<double>(n - 1) / n;
 }
 
@@ -76,8 +78,8 @@ std::string nccl_table(const std::vector<Run>& runs) {
     const CollectiveRow r = collective_row(c);
     out += fmt::format(
         "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}  {:<10} {:<6} {:>3}\n",
-        r.size, r.count, r.type, r.redop, -1, r.time_us, r.algbw, r.busbw, c.algorithm, c.protocol,
-        c.channels);
+        r.size, r.count, r.type, r.redop, c.root, r.time_us, r.algbw, r.busbw, c.algorithm,
+        c.protocol, c.channels);
   }
   return out;
 }
@@ -87,12 +89,15 @@ std::string nccl_table(const std::vector<Run>& runs) {
 CollectiveRow collective_row(const CollectiveResult& c) {
   const sim::Duration t = c.end - c.begin;
   const double algbw = t.picoseconds() > 0 ? static_cast<double>(c.bytes) / t.seconds() * 1e-9 : 0;
-  const bool reduces =
-      c.kind == CollectiveKind::all_reduce || c.kind == CollectiveKind::reduce_scatter;
-  // nccl-tests' count column: elements per rank's send buffer for all_reduce (size / type), and
-  // size / type / nranks for the others, whose size is the whole gathered/scattered buffer.
+  const bool reduces = c.kind == CollectiveKind::all_reduce ||
+                       c.kind == CollectiveKind::reduce_scatter || c.kind == CollectiveKind::reduce;
+  // nccl-tests' count column: elements per rank's send buffer for all_reduce, broadcast and
+  // reduce (size / type), and size / type / nranks for the others, whose size is the whole
+  // gathered/scattered buffer.
   const std::int64_t elements = c.bytes / c.dtype.size;
-  const std::int64_t count = c.kind == CollectiveKind::all_reduce ? elements : elements / c.ranks;
+  const bool whole = c.kind == CollectiveKind::all_reduce || c.kind == CollectiveKind::broadcast ||
+                     c.kind == CollectiveKind::reduce;
+  const std::int64_t count = whole ? elements : elements / c.ranks;
   return {c.bytes,
           count,
           c.dtype.name,
@@ -154,6 +159,8 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
           .value(row.redop)
           .key("ranks")
           .value(c.ranks)
+          .key("root")
+          .value(c.root)
           .key("begin_ps")
           .value(c.begin.picoseconds())
           .key("end_ps")

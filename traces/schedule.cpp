@@ -17,6 +17,8 @@ constexpr auto kCollectiveNames = sim::name_table<CollectiveKind>({
     {CollectiveKind::all_gather, "all_gather"},
     {CollectiveKind::reduce_scatter, "reduce_scatter"},
     {CollectiveKind::all_to_all, "all_to_all"},
+    {CollectiveKind::broadcast, "broadcast"},
+    {CollectiveKind::reduce, "reduce"},
 });
 
 constexpr auto kAlgorithmNames = sim::name_table<CollectiveAlgorithm>({
@@ -392,6 +394,13 @@ class Parser {
       chunk->fail(
           "chunk sets an ideal_ring's pipelining; NCCL's chunks follow its buffers "
           "(docs/NCCL.md): add `algorithm: ideal_ring` or drop chunk");
+    const bool rooted = c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::reduce;
+    if (auto n = r.optional("root")) {
+      if (!rooted) n->fail("only broadcast and reduce have a root");
+      c.root = Expr::parse(*n, scope_);
+    }
+    if (rooted && ideal)
+      algorithm->fail("the ideal ring has no broadcast or reduce: `auto` runs NCCL's");
     if (!ideal) s_.nccl = true;
     r.finish();
     ++s_.collective_count;

@@ -40,9 +40,9 @@
 //
 // Collectives are matched across ranks by stream name and order (the n-th collective of stream
 // "main" on every rank is one operation), like NCCL calls on one communicator. `bytes` is the size
-// nccl-tests reports: the whole buffer for all_reduce, the gathered output for all_gather, the
-// input for reduce_scatter, and the per-rank send buffer for all_to_all; each peer transfer is
-// bytes/world.
+// nccl-tests reports: the whole buffer for all_reduce, broadcast and reduce, the gathered output
+// for all_gather, the input for reduce_scatter, and the per-rank send buffer for all_to_all; each
+// peer transfer is bytes/world.
 //
 // Contract: load_schedule() throws sim::ConfigError naming file:line:column for any bad input:
 // not YAML, unknown keys (with the nearest valid key), wrong types, bad units, names no scope
@@ -65,7 +65,7 @@
 
 namespace mgsim::traces {
 
-enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
+enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce };
 
 std::string_view to_string(CollectiveKind k);
 
@@ -109,6 +109,7 @@ struct CollectiveOp {
   std::optional<nccl::Protocol> protocol;  // NCCL_PROTO; default: NCCL's choice
   std::optional<Expr> channels;            // NCCL_MIN/MAX_NCHANNELS; default: NCCL's choice
   std::optional<Expr> chunk;               // ideal_ring only: pipelining granularity
+  std::optional<Expr> root;                // broadcast and reduce: the root rank (default 0)
   Dtype dtype;
 };
 

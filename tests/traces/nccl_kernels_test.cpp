@@ -77,6 +77,33 @@ TEST_CASE("each protocol puts its own lines on the wire") {
   }
 }
 
+TEST_CASE("broadcast and reduce pass each slice once along the ring, from or to the root") {
+  // 4 ranks, 1 MiB, one channel, Simple: broadcast from rank 1 sends the buffer 1 -> 2 -> 3 -> 0,
+  // so ranks 1, 2, 3 each send 1 MiB and rank 0 (the last) none; reduce to rank 1 runs
+  // 2 -> 3 -> 0 -> 1: ranks 2, 3, 0 send, the root none.
+  const char* text = R"(world: 4
+params: {OP: 0}
+streams:
+  - name: s
+    ops:
+      - {if: OP == 0, collective: {op: broadcast, bytes: 1MiB, root: 1, protocol: simple, channels: 1}}
+      - {if: OP == 1, collective: {op: reduce, bytes: 1MiB, root: 1, protocol: simple, channels: 1}}
+)";
+  const Result b = on_hgx(text, {{"OP", "0"}});
+  const Result r = on_hgx(text, {{"OP", "1"}});
+  REQUIRE((b.run.blocked.empty() && r.run.blocked.empty()));
+  const std::int64_t mib = 1 << 20;
+  CHECK(amount(b.roofline, "gpu0.nvlink.out") == 0);
+  CHECK(amount(b.roofline, "gpu1.nvlink.out") == mib);
+  CHECK(amount(b.roofline, "gpu2.nvlink.out") == mib);
+  CHECK(amount(b.roofline, "gpu3.nvlink.out") == mib);
+  CHECK(amount(r.roofline, "gpu1.nvlink.out") == 0);
+  CHECK(amount(r.roofline, "gpu0.nvlink.out") == mib);
+  CHECK(amount(r.roofline, "gpu2.nvlink.out") == mib);
+  CHECK(b.run.collectives.at(0).root == 1);
+  CHECK(r.run.collectives.at(0).root == 1);
+}
+
 TEST_CASE("NCCL's channels are CTAs, one per SM") {
   Tracks trace;
   const Result r = on_hgx(R"(world: 2

@@ -139,3 +139,21 @@ TEST_CASE("the ring search and channel counts match NCCL's own log of the measur
   CHECK_THAT(channels, Catch::Contains(fmt::format("{} coll channels", c.channels)));
   CHECK_THAT(channels, Catch::Contains(fmt::format("{} p2p channels,", p.p2p_channels)));
 }
+
+TEST_CASE("broadcast and reduce: one hop of latency, the bus bandwidth, one-slot slices") {
+  const Comm c = make_comm(8, 90, 18);
+  // nsteps = ranks, so algorithm bandwidth = bus bandwidth (12 x 30 = 360 GB/s for Simple); the
+  // ring's own channels: one NVLink hop of latency, 8.4 + 3.4 us.
+  CHECK(predicted_us(c, Collective::broadcast, Protocol::simple, 1'000'000) ==
+        Approx(8.4 + 3.4 + 1e6 / 360e3));
+  CHECK(predicted_us(c, Collective::reduce, Protocol::ll, 1'000'000) ==
+        Approx(6.6 + 0.6 + 1e6 / 141e3));
+  // Simple: chunk = slice = one 512 KiB slot, 8 in flight; each channel carries bytes / channels
+  // of the whole buffer, in one step.
+  const RingPlan p = plan_ring(c, Collective::broadcast, {Protocol::simple, 24, 544}, 64 << 20);
+  CHECK(p.steps == 1);
+  CHECK(p.part == 2796203);  // ceil(64 MiB / 24)
+  CHECK(p.slice == 512 << 10);
+  CHECK(p.slices == 6);
+  CHECK(p.depth == 8);
+}

@@ -25,7 +25,7 @@ void add_kernels(KernelSet& set);
 
 // One rank's kernel for one collective (every rank runs the same).
 struct Launch {
-  std::string_view kernel;  // nccl_ring or nccl_p2p
+  std::string_view kernel;  // nccl_ring, nccl_chain or nccl_p2p
   Protocol protocol = Protocol::simple;
   int channels = 1;
   std::vector<std::pair<std::string_view, std::int64_t>> args;  // all but BASE and COMM
@@ -33,9 +33,10 @@ struct Launch {
   std::int64_t handovers = 0;  // slices handed to a peer, per rank
 };
 
-// all_reduce, all_gather, reduce_scatter: NCCL's ring.
+// all_reduce, all_gather, reduce_scatter (nccl_ring), broadcast and reduce from or to `root`
+// (nccl_chain): NCCL's ring.
 Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes,
-                   std::int64_t element_bytes);
+                   std::int64_t element_bytes, int root = 0);
 // all_to_all: `bytes` to and from each rank.
 Launch p2p_launch(const Comm& comm, std::int64_t bytes);
 

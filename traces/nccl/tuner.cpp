@@ -26,9 +26,11 @@ constexpr std::int64_t kLl128Threshold = 8;    // NCCL_LL128_THREAD_THRESHOLD
 constexpr std::int64_t kLlBuffer = std::int64_t{8} * 512 * kSteps * 16;
 constexpr std::int64_t kLl128Buffer = std::int64_t{120} * 640 * kSteps * 8;
 constexpr std::int64_t kSimpleBuffer = std::int64_t{1} << 22;
-// src/include/collectives.h: a Simple ring chunk is NCCL_STEPS / 2 slots, a slice 2 of them.
-constexpr int kChunkSteps = kSteps / 2;
-constexpr int kSliceSteps = kSteps / 4;
+// src/include/collectives.h: a Simple ring chunk of all_reduce, all_gather and reduce_scatter is
+// NCCL_STEPS / 2 slots, a slice 2 of them; broadcast's and reduce's are one slot each.
+bool chained(Collective c) { return c == Collective::broadcast || c == Collective::reduce; }
+int chunk_steps(Collective c) { return chained(c) ? 1 : kSteps / 2; }
+int slice_steps(Collective c) { return chained(c) ? 1 : kSteps / 4; }
 
 // src/graph/search.cc: the speeds (GB/s per channel) the ring search tries, highest first.
 constexpr std::array kSpeedsSm80 = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
@@ -66,8 +68,10 @@ std::span<const double> speeds(int cc) {
   return kSpeedsSm80;
 }
 
+// The tuner's steps (tuning.cc: nsteps): broadcast and reduce count every rank.
 int ring_steps(int ranks, Collective c) {
-  return c == Collective::all_reduce ? 2 * (ranks - 1) : ranks - 1;
+  if (c == Collective::all_reduce) return 2 * (ranks - 1);
+  return chained(c) ? ranks : ranks - 1;
 }
 
 std::size_t index(Protocol p) { return static_cast<std::size_t>(p); }
@@ -142,7 +146,10 @@ double predicted_us(const Comm& comm, Collective c, Protocol p, std::int64_t byt
   if (p == Protocol::ll128)
     bus = std::min(bus * 0.92, comm.search_channels * a.ll128_max_channel_bw);
   const double algo_bw = bus * comm.ranks / steps;
-  const double latency = kRingBaseLatency[index(p)] + steps * kRingNvlinkLatency[index(p)];
+  // Broadcast and reduce over the ring's own channels (sameChannels, as the search keeps them)
+  // pay one hop's latency; the others one per step.
+  const int hops = chained(c) ? 1 : steps;
+  const double latency = kRingBaseLatency[index(p)] + hops * kRingNvlinkLatency[index(p)];
   return latency + static_cast<double>(bytes) / (1000.0 * algo_bw);
 }
 
@@ -181,17 +188,18 @@ Choice choose(const Comm& comm, Collective c, std::int64_t bytes, std::optional<
 RingPlan plan_ring(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes) {
   MGSIM_CHECK(bytes > 0, "collective of {} bytes", bytes);
   RingPlan plan;
-  plan.steps = ring_steps(comm.ranks, c) + 1;
-  const std::int64_t segment = (bytes + comm.ranks - 1) / comm.ranks;
+  plan.steps = chained(c) ? 1 : ring_steps(comm.ranks, c) + 1;
+  const std::int64_t segment = chained(c) ? bytes : (bytes + comm.ranks - 1) / comm.ranks;
   plan.part = (segment + choice.channels - 1) / choice.channels;
   switch (choice.protocol) {
     case Protocol::simple: {
-      // prims_simple.h: a chunk of up to chunk-steps slots is cut into 2 slices, each at least
-      // 1/32 of a 2-slot slice.
+      // prims_simple.h: a chunk of up to chunk-steps slots is cut into chunk-steps / slice-steps
+      // slices, each at least 1/32 of a slice's slots.
       const std::int64_t step = kSimpleBuffer / kSteps;
-      const std::int64_t chunk = std::min(step * kChunkSteps, plan.part);
-      plan.slice = std::max((chunk + 1) / 2, step * kSliceSteps / 32);
-      plan.depth = kSteps / kSliceSteps;
+      const int per_chunk = chunk_steps(c) / slice_steps(c);
+      const std::int64_t chunk = std::min(step * chunk_steps(c), plan.part);
+      plan.slice = std::max((chunk + per_chunk - 1) / per_chunk, step * slice_steps(c) / 32);
+      plan.depth = kSteps / slice_steps(c);
       break;
     }
     case Protocol::ll:

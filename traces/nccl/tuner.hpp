@@ -34,7 +34,7 @@ namespace mgsim::traces::nccl {
 enum class Protocol { ll, ll128, simple };
 std::string_view to_string(Protocol p);
 
-enum class Collective { all_reduce, all_gather, reduce_scatter };
+enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce };
 
 // What a communicator's initialisation found.
 struct Comm {
