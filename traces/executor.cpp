@@ -478,18 +478,12 @@ class Executor {
       entry->begin = std::min(entry->begin, engine_.now());
       st.nccl = entry;
       const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(entry->kernel)];
-      sim::Env env =
-          nccl::launch_env(k, entry->launch, st.rank, world_, hw_.sm.count, entry->base, st.def);
-      const sim::Time begin = engine_.now();
-      st.launch =
-          kernels_->launch(st.rank, entry->kernel, std::move(env), start, [this, i, entry, begin] {
-            StreamRun& done = stream(i);
-            done.launch = -1;
-            done.nccl = nullptr;
+      run_kernel(
+          i, entry->kernel,
+          nccl::launch_env(k, entry->launch, st.rank, world_, hw_.sm.count, entry->base, st.def),
+          start, to_string(entry->kind), [this, i, entry] {
+            stream(i).nccl = nullptr;
             entry->end = std::max(entry->end, engine_.now());
-            kernel_results_.push_back({done.rank, stream_name(done),
-                                       std::string(entry->launch.kernel), begin, engine_.now()});
-            op_done(i, to_string(entry->kind));
           });
       return false;
     });
@@ -519,19 +513,32 @@ class Executor {
     Env env = launch_env(k, host, s_.world_slot + 1, hw_.sm.count, launch.args);
     const int kernel = launch.kernel;
     return only(op, true, [this, i, kernel, env = std::move(env)](sim::Duration start) mutable {
-      StreamRun& st = stream(i);
-      const sim::Time begin = engine_.now();
       // The launch's slice is named by its kernel.
-      const std::string_view name = s_.kernels.kernels[static_cast<std::size_t>(kernel)].name;
-      st.launch = kernels_->launch(st.rank, kernel, std::move(env), start, [this, i, name, begin] {
-        StreamRun& done = stream(i);
-        done.launch = -1;
-        kernel_results_.push_back(
-            {done.rank, stream_name(done), std::string(name), begin, engine_.now()});
-        op_done(i, name);
-      });
+      run_kernel(i, kernel, std::move(env), start,
+                 s_.kernels.kernels[static_cast<std::size_t>(kernel)].name, {});
       return false;
     });
+  }
+
+  // Launches `kernel` for stream i `start` from now; when its last CTA ends, `after` (if any)
+  // runs, the launch is recorded and the stream's op ends with a slice named `label` (which must
+  // outlive the run).
+  void run_kernel(int i, int kernel, Env env, sim::Duration start, std::string_view label,
+                  std::function<void()> after) {
+    StreamRun& st = stream(i);
+    const sim::Time begin = engine_.now();
+    st.launch = kernels_->launch(
+        st.rank, kernel, std::move(env), start,
+        [this, i, kernel, label, begin, after = std::move(after)] {
+          StreamRun& done = stream(i);
+          done.launch = -1;
+          if (after) after();
+          kernel_results_.push_back(
+              {done.rank, stream_name(done),
+               std::string(s_.kernels.kernels[static_cast<std::size_t>(kernel)].name), begin,
+               engine_.now()});
+          op_done(i, label);
+        });
   }
 
   // Events are keyed by name, index and rank: a loop-dependent index adds one per value. Bounded
