@@ -3,16 +3,18 @@
 // that a rank which never comes is reported.
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <catch2/catch.hpp>
 
+#include "recorder.hpp"
 #include "sim/config.hpp"
-#include "sim/trace.hpp"
 #include "traces/roofline.hpp"
 #include "traces/simulation.hpp"
 
 using namespace mgsim;
 using namespace mgsim::traces;
+using mgsim::test::Recorder;
 
 namespace {
 
@@ -20,25 +22,6 @@ Result on_hgx(const std::string& text, const Overrides& d = {}, sim::TraceSink* 
   const Schedule s = load_schedule(sim::Node::load_string(text, "nccl.yaml"));
   return simulate(s, param_values(s, d), Machine::load("hgx-h200-8", {}, "h200"), trace);
 }
-
-// The tracks the run opened that had slices on them, as "process/thread".
-class Tracks final : public sim::TraceSink {
- public:
-  sim::TrackId track(std::string_view process, std::string_view thread) override {
-    names_.push_back(std::string(process) + "/" + std::string(thread));
-    return {static_cast<std::uint32_t>(names_.size() - 1)};
-  }
-  using sim::TraceSink::slice;
-  void slice(sim::TrackId t, std::string_view, sim::Time, sim::Time,
-             std::span<const sim::TraceArg>) override {
-    used.insert(names_[t.value]);
-  }
-  void counter(sim::TrackId, std::string_view, sim::Time, double) override {}
-  std::set<std::string> used;
-
- private:
-  std::vector<std::string> names_;
-};
 
 std::int64_t amount(const Roofline& r, const std::string& group) {
   for (const UnitTerm& t : r.terms)
@@ -105,7 +88,7 @@ streams:
 }
 
 TEST_CASE("NCCL's channels are CTAs, one per SM") {
-  Tracks trace;
+  Recorder trace;
   const Result r = on_hgx(R"(world: 2
 streams:
   - name: s
@@ -120,10 +103,13 @@ streams:
   // Each rank's kernel ran nccl_ring: on gpu0, its send role ran on 24 SMs.
   REQUIRE(r.run.kernels.size() == 2);
   CHECK(r.run.kernels[0].kernel == "nccl_ring");
-  int sms = 0;
-  for (const std::string& t : trace.used)
-    if (t.starts_with("gpu0/sm") && t.ends_with(" nccl_ring.send")) ++sms;
-  CHECK(sms == 24);
+  std::set<std::string_view> sms;  // the tracks ("gpu0/smNNN") of gpu0's send roles
+  for (const std::string& line : trace.lines) {
+    const std::string_view l = line;
+    const std::size_t at = l.find(" nccl_ring.send ");
+    if (l.starts_with("gpu0/sm") && at != std::string_view::npos) sms.insert(l.substr(0, at));
+  }
+  CHECK(sms.size() == 24);
 }
 
 TEST_CASE("back-to-back collectives of different sizes keep their flags apart") {
