@@ -164,7 +164,7 @@ class Executor {
         c.begin = e->begin;
         c.end = e->end;
         c.sends = e->launch.handovers * world_;
-        c.algorithm = e->kind == CollectiveKind::all_to_all ? "p2p" : "ring";
+        c.algorithm = std::string(e->launch.algorithm);
         c.protocol = std::string(nccl::to_string(e->launch.protocol));
         c.channels = e->launch.channels;
         if (e->kind == CollectiveKind::broadcast || e->kind == CollectiveKind::reduce)
@@ -444,19 +444,29 @@ class Executor {
                         "`algorithm: ideal_ring` runs an idealised ring",
                         r));
     if (!nccl_comm_)
-      nccl_comm_ = nccl::make_comm(world_, hw_.sm.compute_capability, hw_.nvlink.links);
+      nccl_comm_ =
+          nccl::make_comm(world_, hw_.sm.compute_capability, hw_.nvlink.links, multicast_group());
     if (c.kind == CollectiveKind::all_to_all) {
       e.launch = nccl::p2p_launch(*nccl_comm_, e.bytes / world_);
     } else {
-      std::optional<int> channels;
+      nccl::Constraints k;
+      k.protocol = c.protocol;
+      if (c.algorithm == CollectiveAlgorithm::ring) k.algorithm = nccl::Algorithm::ring;
+      if (c.algorithm == CollectiveAlgorithm::nvls) k.algorithm = nccl::Algorithm::nvls;
+      // ncclNvlsSupported: NVLS reduces 16-bit floats and wider, not 8-bit types.
+      k.nvls_type = c.dtype.size >= 2;
       if (c.channels) {
         const std::int64_t n = c.channels->eval_positive(st.env, "channels");
         if (n > 64) c.channels->fail(fmt::format("{} channels: NCCL runs at most 64", n));
-        channels = static_cast<int>(n);
+        k.channels = static_cast<int>(n);
       }
       if (c.root) e.root = check_rank(*c.root, st.env);
       const nccl::Collective coll = nccl_collective(c.kind);
-      const nccl::Choice choice = nccl::choose(*nccl_comm_, coll, e.bytes, c.protocol, channels);
+      if (k.algorithm == nccl::Algorithm::nvls) {
+        const std::string why = nccl::nvls_unavailable(*nccl_comm_, coll, k);
+        if (!why.empty()) throw sim::ConfigError(op.where, why);
+      }
+      const nccl::Choice choice = nccl::choose(*nccl_comm_, coll, e.bytes, k);
       e.launch = nccl::ring_launch(*nccl_comm_, coll, choice, e.bytes, c.dtype.size, e.root);
     }
     if (e.launch.handovers > kMaxTransfers)
@@ -468,6 +478,15 @@ class Executor {
     std::int64_t& base = nccl_flags_[st.def];
     e.base = base;
     base += e.launch.flag_span;
+  }
+
+  // Whether the world's GPUs share an NVSwitch with multicast and in-network reduction, as NCCL's
+  // NVLS needs (the same conditions as a kernel's multimem ops: traces/kernel/op_multimem.cpp).
+  bool multicast_group() {
+    if (!hw_.nvswitch.multicast || !hw_.nvswitch.reduction || !hw_.ldst.multimem) return false;
+    for (int r = 1; r < world_; ++r)
+      if (fabric_.route(0, r, 0).resources.size() < 2) return false;  // a direct link
+    return true;
   }
 
   // One rank's NCCL kernel, as the entry planned it.

@@ -24,6 +24,7 @@ constexpr auto kCollectiveNames = sim::name_table<CollectiveKind>({
 constexpr auto kAlgorithmNames = sim::name_table<CollectiveAlgorithm>({
     {CollectiveAlgorithm::automatic, "auto"},
     {CollectiveAlgorithm::ring, "ring"},
+    {CollectiveAlgorithm::nvls, "nvls"},
     {CollectiveAlgorithm::ideal_ring, "ideal_ring"},
 });
 
@@ -388,13 +389,20 @@ class Parser {
     }
     if (c.kind == CollectiveKind::all_to_all && c.algorithm == CollectiveAlgorithm::ring)
       algorithm->fail("all_to_all is not a ring: NCCL runs it as sends and receives (`auto`)");
+    const bool rooted = c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::reduce;
+    if (c.algorithm == CollectiveAlgorithm::nvls) {
+      if (c.kind == CollectiveKind::all_to_all || rooted)
+        algorithm->fail(
+            fmt::format("NCCL has no NVLS {}: `auto` or `ring` runs it", to_string(c.kind)));
+      if (c.protocol && *c.protocol != nccl::Protocol::simple)
+        algorithm->fail("NVLS runs only the Simple protocol: drop `protocol` or use `ring`");
+    }
     if (c.kind == CollectiveKind::all_to_all && (c.protocol || c.channels))
       node.fail("NCCL's sends and receives choose their own protocol and channels");
     if (chunk && !ideal)
       chunk->fail(
           "chunk sets an ideal_ring's pipelining; NCCL's chunks follow its buffers "
           "(docs/NCCL.md): add `algorithm: ideal_ring` or drop chunk");
-    const bool rooted = c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::reduce;
     if (auto n = r.optional("root")) {
       if (!rooted) n->fail("only broadcast and reduce have a root");
       c.root = Expr::parse(*n, scope_);

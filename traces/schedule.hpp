@@ -97,9 +97,10 @@ struct WaitOp {
 };
 
 // How a collective runs: as NCCL runs it (traces/nccl/: `auto` lets NCCL's tuner choose, `ring`
-// forces its ring), or `ideal_ring`: a ring of peer copies at the peer path's saturated rate,
-// with no protocol, buffer or SM cost (traces/collective.hpp), the most a ring can do.
-enum class CollectiveAlgorithm { automatic, ring, ideal_ring };
+// and `nvls` force its ring or its NVLS algorithm, as NCCL_ALGO does), or `ideal_ring`: a ring of
+// peer copies at the peer path's saturated rate, with no protocol, buffer or SM cost
+// (traces/collective.hpp), the most a ring can do.
+enum class CollectiveAlgorithm { automatic, ring, nvls, ideal_ring };
 std::string_view to_string(CollectiveAlgorithm a);
 
 struct CollectiveOp {

@@ -393,11 +393,11 @@ streams:
   CHECK(static_cast<double>(t - 3'000'000) / static_cast<double>(t) < 0.03);
 }
 
-TEST_CASE("an NVLS all-reduce moves about half the NVLink bytes of a ring") {
-  // 8 ranks, B = 8 MiB. NVLS: each rank ld_reduces its B/8 slice (7 contributors' uplinks carry
-  // B/8 each, its downlink B/8), then multicasts it (its uplink B/8, 7 downlinks B/8):
-  // per rank 16 x B/8 = 2B port bytes, 16B in all. The ring moves 2 x 7/8 B per rank, crossing
-  // an out and an in port: 8 x 2 x 2 x 7/8 B = 28B. Ratio 16/28 = 4/7.
+TEST_CASE("an NVLS all-reduce moves fewer NVLink bytes than a ring") {
+  // 8 ranks, B = 8 MiB. NVLS: each rank ld_reduces its B/8 slice (all 8 members' uplinks, its
+  // own included, carry B/8 each, its downlink B/8), then multicasts it (its uplink B/8, all 8
+  // downlinks B/8): per rank 18 x B/8 port bytes, 18B in all. NCCL's ring (forced) moves 2 x 7/8 B
+  // per rank, crossing an out and an in port: 8 x 2 x 2 x 7/8 B = 28B. Ratio 18/28 = 9/14.
   const std::string nvls = R"(world: 8
 params: {B: 8MiB}
 kernels:
@@ -415,12 +415,12 @@ streams:
   const std::string ring = R"(world: 8
 streams:
   - name: s
-    ops: [{collective: {op: all_reduce, bytes: 8MiB, dtype: bf16}}]
+    ops: [{collective: {op: all_reduce, bytes: 8MiB, dtype: bf16, algorithm: ring}}]
 )";
   const auto a = run_kernels(nvls, 8, toy_device());
   const auto b = run_kernels(ring, 8, toy_device());
   REQUIRE(a.result.blocked.empty());
-  CHECK(a.port_bytes == 16 * 8388608);
+  CHECK(a.port_bytes == 18 * 8388608);
   CHECK(b.port_bytes == 28 * 8388608);
 }
 

@@ -4,6 +4,9 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 
@@ -139,4 +142,55 @@ streams:
   CHECK(r.run.blocked[0].rank == 0);
   CHECK(r.run.blocked[0].waiting_for ==
         "all_gather (the collective #0 of stream 's'): waiting for rank 1 to reach the all_gather");
+}
+
+TEST_CASE("NVLS: each GPU's NVLink carries what the switch reads, reduces and multicasts") {
+  // 8 GPUs, 8 MiB, forced NVLS on NCCL's 16 channels and 8 heads, in 32 KiB chunks (8 MiB is
+  // below 64 and 8 x 128 chunks of 64 and 32 KiB, not below 2 x 128 x 32 KiB).
+  //   all_reduce: each head ld_reduces its chunk from every GPU (its own included), so a GPU's
+  //     uplink carries the whole buffer once, S, plus the sums it multicasts, S / 8; its downlink
+  //     its own sums, S / 8, and every head's multicast, S: 9/8 S each way.
+  //   all_gather: a GPU multicasts its own segment, S / 8, and receives every GPU's, S.
+  //   reduce_scatter: a GPU's uplink gives every head its part of the buffer, S; the downlink
+  //     brings its own segment's sum, S / 8.
+  constexpr std::int64_t S = 8 << 20;
+  const std::tuple<const char*, std::int64_t, std::int64_t> cases[] = {
+      {"all_reduce", 9 * S / 8, 9 * S / 8}, {"all_gather", S / 8, S}, {"reduce_scatter", S, S / 8}};
+  for (const auto& [op, out, in] : cases) {
+    const Result r = on_hgx(fmt::format(R"(world: 8
+streams:
+  - name: s
+    ops: [{{collective: {{op: {}, bytes: 8MiB, dtype: bf16, algorithm: nvls}}}}]
+)",
+                                        op));
+    REQUIRE(r.run.blocked.empty());
+    REQUIRE(r.run.collectives.size() == 1);
+    CHECK(r.run.collectives[0].algorithm == "nvls");
+    CHECK(r.run.collectives[0].channels == 16);
+    CHECK(amount(r.roofline, "gpu0.nvlink.out") == out);
+    CHECK(amount(r.roofline, "gpu0.nvlink.in") == in);
+  }
+}
+
+TEST_CASE("NVLS and ring collectives back to back keep their flags apart") {
+  const Result r = on_hgx(R"(world: 8
+streams:
+  - name: s
+    ops:
+      - collective: {op: all_reduce, bytes: 64MiB, dtype: bf16}
+      - collective: {op: all_reduce, bytes: 64MiB, dtype: bf16, algorithm: ring}
+      - collective: {op: all_reduce, bytes: 16MiB, dtype: bf16}
+      - collective: {op: all_reduce, bytes: 64MiB, dtype: bf16}
+)");
+  REQUIRE(r.run.blocked.empty());
+  REQUIRE(r.run.collectives.size() == 4);
+  CHECK(r.run.collectives[0].algorithm == "nvls");
+  CHECK(r.run.collectives[1].algorithm == "ring");
+  CHECK(r.run.collectives[3].algorithm == "nvls");
+  // The same call takes the same time wherever it comes.
+  const auto span = [&](int i) {
+    const CollectiveResult& c = r.run.collectives[static_cast<std::size_t>(i)];
+    return (c.end - c.begin).picoseconds();
+  };
+  CHECK(span(3) == Approx(span(0)).epsilon(0.01));
 }

@@ -68,7 +68,10 @@ TEST_CASE("NCCL's choice: LL for small buffers, Simple past the crossover, threa
   CHECK(big.channels == 24);
   CHECK(big.threads == 544);
   // Forced, as NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS do.
-  const Choice forced = choose(c, Collective::all_reduce, 4 << 20, Protocol::ll128, 4);
+  Constraints k;
+  k.protocol = Protocol::ll128;
+  k.channels = 4;
+  const Choice forced = choose(c, Collective::all_reduce, 4 << 20, k);
   CHECK(forced.protocol == Protocol::ll128);
   CHECK(forced.channels == 4);
   CHECK(forced.threads == 640);
@@ -156,4 +159,85 @@ TEST_CASE("broadcast and reduce: one hop of latency, the bus bandwidth, one-slot
   CHECK(p.slice == 512 << 10);
   CHECK(p.slices == 6);
   CHECK(p.depth == 8);
+}
+
+TEST_CASE("NVLS: the search's heads and speed, NCCL's channels, only with multicast") {
+  // H200, 8 GPUs: 8 heads; a GPU's NVLink carries (8 + 1) x speed: 60 x 9 = 540 and 50 x 9 = 450
+  // exceed 370.8 GB/s, 40 x 9 = 360 fits. The second pass raises bwInter while below 2 x 40:
+  // 50, then 60 (the table's top). NVLS_NCHANNELS_SM90 = 16.
+  const Comm h200 = make_comm(8, 90, 18, true);
+  CHECK(h200.nvls_heads == 8);
+  CHECK(h200.nvls_speed == 40.0);
+  CHECK(h200.nvls_inter == 60.0);
+  CHECK(h200.nvls_channels == 16);
+  // GB200 NVL72: 32 heads (NCCL_MAX_NVLS_ARITY); 33 x speed <= 18 x 40.1 = 721.8: 20 (24 x 33 =
+  // 792 does not fit); bwInter 24, 30, then 40 (not below 2 x 20); 24 channels on SM100.
+  const Comm nvl72 = make_comm(72, 100, 18, true);
+  CHECK(nvl72.nvls_heads == 32);
+  CHECK(nvl72.nvls_speed == 20.0);
+  CHECK(nvl72.nvls_inter == 40.0);
+  CHECK(nvl72.nvls_channels == 24);
+  // No multicast (NCCL_NVLS_ENABLE=0, or no NVSwitch): no NVLS.
+  const Comm off = make_comm(8, 90, 18);
+  CHECK(off.nvls_heads == 0);
+  CHECK_FALSE(nvls_unavailable(off, Collective::all_reduce, {}).empty());
+  CHECK_FALSE(nvls_predicted_us(off, Collective::all_reduce, 1 << 30));
+}
+
+TEST_CASE("NVLS: the tuner's time, and NCCL's choice between it and the ring") {
+  const Comm c = make_comm(8, 90, 18, true);
+  // all_reduce: 40 x 0.85 x 7/8 x 2 = 59.5 GB/s per head (below bwInter 60); 8 heads: 476 bus,
+  // x 8 / 14 = 272 GB/s of algorithm bandwidth; latency 25 us.
+  CHECK(*nvls_predicted_us(c, Collective::all_reduce, 1'000'000'000) == Approx(25.0 + 1e9 / 272e3));
+  // all_gather: 40 x 0.85 x 7/8 x 7/8 = 26.03 GB/s per head, 208.25 bus, not converted.
+  CHECK(*nvls_predicted_us(c, Collective::all_gather, 1'000'000'000) ==
+        Approx(25.0 + 1e9 / (8 * 40 * 0.85 * 7 / 8 * 7 / 8 * 1e3)));
+  CHECK_FALSE(nvls_predicted_us(c, Collective::broadcast, 1 << 20));
+  // The ring's LL (15.0 us + B / 80.571 GB/s) against NVLS (25 us + B / 272 GB/s): they cross at
+  // B = 10 us / (1 / 80571.4 - 1 / 272000) = 1144836 B. LL128 (40.6 us) and Simple (56 us) lose
+  // to NVLS at every size.
+  CHECK(choose(c, Collective::all_reduce, 1'144'000).algorithm == Algorithm::ring);
+  const Choice nvls = choose(c, Collective::all_reduce, 1'146'000);
+  CHECK(nvls.algorithm == Algorithm::nvls);
+  CHECK(nvls.protocol == Protocol::simple);
+  CHECK(nvls.channels == 16);
+  CHECK(nvls.threads == 640);
+  // all_gather: the ring's 411 GB/s beats NVLS's 208 at every size.
+  CHECK(choose(c, Collective::all_gather, 1 << 30).algorithm == Algorithm::ring);
+  // Forced either way; a forced LL leaves NVLS out (it runs Simple only).
+  Constraints ring;
+  ring.algorithm = Algorithm::ring;
+  CHECK(choose(c, Collective::all_reduce, 1 << 30, ring).algorithm == Algorithm::ring);
+  Constraints ll;
+  ll.protocol = Protocol::ll;
+  CHECK(choose(c, Collective::all_reduce, 1 << 30, ll).algorithm == Algorithm::ring);
+  CHECK_FALSE(nvls_unavailable(c, Collective::all_reduce, ll).empty());
+  Constraints fp8;
+  fp8.nvls_type = false;
+  CHECK(choose(c, Collective::all_reduce, 1 << 30, fp8).algorithm == Algorithm::ring);
+  CHECK(nvls_unavailable(c, Collective::all_gather, fp8).empty());  // no reduction in it
+}
+
+TEST_CASE("NVLS: chunks and the warps of each group") {
+  const Comm c = make_comm(8, 90, 18, true);
+  const Choice nvls{Protocol::simple, 16, 640, Algorithm::nvls};
+  // 1 GiB all_reduce: 2^30 / 16 channels / 8 heads = 8 MiB per head; chunk min(512 KiB slot,
+  // 128 KiB) kept (1 GiB is not below 64 x 16 x 8 x 128 KiB = 1 GiB): 64 loops. 8 ranks (> 6):
+  // 5 reduce warps, (20 - 5 + 1) / 2 = 8 scatter, (20 - 5) / 2 = 7 gather.
+  NvlsPlan p = plan_nvls(c, Collective::all_reduce, nvls, std::int64_t{1} << 30);
+  CHECK(p.heads == 8);
+  CHECK(p.part == 8 << 20);
+  CHECK(p.chunk == 128 << 10);
+  CHECK(p.loops == 64);
+  CHECK(p.depth == 8);
+  CHECK((p.in_threads == 256 && p.reduce_threads == 160 && p.out_threads == 224));
+  // 4 MiB: below 64, 8 and 2 x 128 chunks of 64, 32, 16 KiB: 16 KiB; 32 KiB per head: 2 loops.
+  p = plan_nvls(c, Collective::all_reduce, nvls, 4 << 20);
+  CHECK(p.chunk == 16 << 10);
+  CHECK(p.part == 32 << 10);
+  CHECK(p.loops == 2);
+  // all_gather: each rank's segment (1/8) per channel; 8 gather warps, 12 multicast.
+  p = plan_nvls(c, Collective::all_gather, nvls, std::int64_t{1} << 30);
+  CHECK(p.part == (std::int64_t{1} << 30) / 8 / 16);
+  CHECK((p.in_threads == 384 && p.reduce_threads == 0 && p.out_threads == 256));
 }

@@ -1,17 +1,26 @@
 // load / store / reduce via multimem: NVSwitch multicast and in-network reduction.
 //
 // Model (needs every route to cross a switch, and spec.nvswitch.multicast for a store,
-// spec.nvswitch.reduction for a reduce): fixed = route latency + switch latency, then one phase
-// of concurrent flows, each capped at the op's bytes in flight (ldst_window) / that latency:
-//   store X: X over r's uplink, X over every other rank's downlink (multicast);
-//   reduce X (ld_reduce): X over every other rank's uplink (each contributor's egress once), X
-//            over r's downlink (the result's ingress once), that one also capped at
-//            nvswitch.reduction_bandwidth.
-// A GPU's own contribution and copy stay in its memory. A GPU's uplink into the switch is the
-// first hop of its routes, its downlink the last hop of routes into it.
+// spec.nvswitch.reduction for a reduce): fixed = route latency + switch latency, then one flow
+// over every resource below, capped at the op's bytes in flight (ldst_window) / that latency
+// (the switch replicates and reduces in lockstep, so every member's share moves at one rate).
+// A multimem op addresses the multicast object, whose members are every GPU of the world, the
+// issuing one included: the switch reads (ld_reduce) or writes (st) each member's memory over
+// that member's NVLink, its own too (NCCL's NVLS search charges each GPU's NVLink (heads + 1) x
+// the channel speed for this reason: src/graph/search.cc, ncclTopoSearchTryNvls). A multimem
+// instruction is an ld/st, so each GPU's share also crosses its ld/st peer ports
+// (models::peer_bandwidth(spec, ldst): ldst.nvlink_efficiency of the copy engine's rate):
+//   store X:  X from r's SM over its uplink and egress port, and into every member's downlink,
+//             ingress port and HBM (multicast; r's own copy included);
+//   reduce X (ld_reduce): X out of every member's HBM, egress port and uplink (each
+//             contributor's share once, r's own included), and the sum over r's downlink and
+//             ingress port once; capped also at nvswitch.reduction_bandwidth.
+// A GPU's uplink into the switch is the first hop of its routes, its downlink the last hop of
+// routes into it.
 // The op's warp takes ldst.warp_share_* of its SM's math pipes while it runs.
-// Ignores: the HBM traffic of multimem ops.
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -52,22 +61,27 @@ bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer
   const Bandwidth cap = window_rate(ldst_window(r, transfer), latency);
   if (transfer.own_warp)
     hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);  // multimem is an ld/st instruction
+  // One flow over every resource the op crosses: the switch replicates (st) and reduces
+  // (ld_reduce) in lockstep, so every member's share moves at the op's one rate.
+  std::vector<sim::ResourceId>& path = r.scratch;
+  path.clear();
+  // GPU q's NVLink into the switch (out) or from it (in), then its ld/st port that way.
+  const auto nvlink = [&](int q, models::PortDirection dir) {
+    const int next = (q + 1) % x.world;
+    path.push_back(dir == models::PortDirection::out ? route_of(q, next).resources.front()
+                                                     : route_of(next, q).resources.back());
+    if (const auto port = x.gpu(q).peer_port(models::PeerPath::ldst, dir)) path.push_back(*port);
+  };
+  const auto out = reduce ? models::PortDirection::out : models::PortDirection::in;
+  for (int q = 0; q < x.world; ++q) {
+    nvlink(q, out);
+    path.push_back(x.gpu(q).hbm());
+  }
+  nvlink(rank, reduce ? models::PortDirection::in : models::PortDirection::out);
   begin_phases(r);
   add_phase(r, latency);
-  for (int q = 0; q < x.world; ++q) {
-    if (q == rank) continue;
-    if (reduce) {
-      add_flow(r, route_of(q, rank).resources.front(), Bytes(bytes), cap);
-    } else {
-      add_flow(r, route_of(rank, q).resources.back(), Bytes(bytes), cap);
-    }
-  }
-  if (reduce) {
-    add_flow(r, route_of(other, rank).resources.back(), Bytes(bytes),
-             std::min(cap, spec.nvswitch.reduction_bandwidth));
-  } else {
-    add_flow(r, mine.resources.front(), Bytes(bytes), cap);
-  }
+  add_flow(r, path.front(), std::span(path).subspan(1), Bytes(bytes),
+           reduce ? std::min(cap, spec.nvswitch.reduction_bandwidth) : cap);
   run_phases(x, r);
   return false;
 }

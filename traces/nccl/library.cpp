@@ -43,10 +43,12 @@ void add_kernels(KernelSet& set) {
 
 Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes,
                    std::int64_t element_bytes, int root) {
+  if (choice.algorithm == Algorithm::nvls) return nvls_launch(comm, c, choice, bytes);
   const RingPlan plan = plan_ring(comm, c, choice, bytes);
   const bool chain = c == Collective::broadcast || c == Collective::reduce;
   Launch l;
   l.kernel = chain ? "nccl_chain" : "nccl_ring";
+  l.algorithm = to_string(Algorithm::ring);
   l.protocol = choice.protocol;
   l.channels = choice.channels;
   l.args = {{"OP", static_cast<std::int64_t>(c)},
@@ -59,10 +61,35 @@ Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::in
   return l;
 }
 
+Launch nvls_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes) {
+  const NvlsPlan plan = plan_nvls(comm, c, choice, bytes);
+  Launch l;
+  l.kernel = "nccl_nvls";
+  l.algorithm = to_string(Algorithm::nvls);
+  l.protocol = choice.protocol;
+  l.channels = choice.channels;
+  l.args = {{"OP", static_cast<std::int64_t>(c)},
+            {"CH", choice.channels},
+            {"HEADS", plan.heads},
+            {"PART", plan.part},
+            {"SL", plan.chunk},
+            {"N", plan.loops},
+            {"DEPTH", plan.depth},
+            {"IN_T", plan.in_threads},
+            {"RED_T", plan.reduce_threads},
+            {"OUT_T", plan.out_threads}};
+  // Flags take the values BASE + 1 .. BASE + loops.
+  l.flag_span = plan.loops + 1;
+  // Each loop hands a chunk to every head (or, for all_gather, to every rank).
+  l.handovers = plan.loops * plan.heads * choice.channels;
+  return l;
+}
+
 Launch p2p_launch(const Comm& comm, std::int64_t bytes) {
   const P2pPlan plan = plan_p2p(comm, bytes);
   Launch l;
   l.kernel = "nccl_p2p";
+  l.algorithm = "p2p";
   l.protocol = plan.protocol;
   l.channels = plan.channels;
   l.args = {{"P2P_CH", plan.p2p_channels}, {"CH", plan.channels}, {"THREADS", plan.threads}};

@@ -25,7 +25,8 @@ void add_kernels(KernelSet& set);
 
 // One rank's kernel for one collective (every rank runs the same).
 struct Launch {
-  std::string_view kernel;  // nccl_ring, nccl_chain or nccl_p2p
+  std::string_view kernel;     // nccl_ring, nccl_chain, nccl_p2p or nccl_nvls
+  std::string_view algorithm;  // ring, nvls, or p2p (all_to_all)
   Protocol protocol = Protocol::simple;
   int channels = 1;
   std::vector<std::pair<std::string_view, std::int64_t>> args;  // all but BASE and COMM
@@ -34,9 +35,11 @@ struct Launch {
 };
 
 // all_reduce, all_gather, reduce_scatter (nccl_ring), broadcast and reduce from or to `root`
-// (nccl_chain): NCCL's ring.
+// (nccl_chain): NCCL's ring, or NVLS where `choice` says so.
 Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes,
                    std::int64_t element_bytes, int root = 0);
+// all_reduce, all_gather, reduce_scatter with NVLS (nccl_nvls).
+Launch nvls_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes);
 // all_to_all: `bytes` to and from each rank.
 Launch p2p_launch(const Comm& comm, std::int64_t bytes);
 

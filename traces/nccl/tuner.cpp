@@ -50,6 +50,13 @@ double nvlink_link_bw(int cc) {
 // Index: Protocol (LL, LL128, Simple).
 constexpr std::array kRingBaseLatency = {6.6, 14.0, 8.4};   // us
 constexpr std::array kRingNvlinkLatency = {0.6, 1.9, 3.4};  // us per step
+// NVLS, Simple: hwLatencies[NVLINK][NVLS] replaces the base latency on one node (us).
+constexpr double kNvlsLatency = 25.0;
+// tuning.cc: nvlsEfficiency, Hopper and Blackwell.
+double nvls_efficiency(int cc) { return cc >= 100 ? 0.74 : 0.85; }
+constexpr int kMaxNvlsArity = 32;            // NCCL_MAX_NVLS_ARITY (src/include/device.h)
+constexpr int kMaxThreads = 640;             // NCCL_MAX_NTHREADS
+constexpr std::int64_t kNvlsChunk = 131072;  // NCCL_NVLS_CHUNKSIZE's default (transport/nvls.cc)
 
 struct Arch {
   double ll_max_bw;             // llMaxBws[cc][0] (one node), GB/s
@@ -76,7 +83,28 @@ int ring_steps(int ranks, Collective c) {
 
 std::size_t index(Protocol p) { return static_cast<std::size_t>(p); }
 
+// search.cc with pattern NVLS on one node (minChannels = maxChannels = heads): each head's
+// channel takes speed from every GPU's NVLink and twice from its own, so a GPU's NVLink carries
+// (heads + 1) x speed; the first pass lowers the speed until that fits (no solution yet, so no
+// 0.49 stop), ncclTopoDupChannels leaves NVLS alone, and the second pass raises only bwInter
+// while it is below twice bwIntra. transport/nvls.cc: NVLS_NCHANNELS_SM90 16,
+// NVLS_NCHANNELS_SM100_NVL 24 (one NVLink domain).
+void search_nvls(Comm& comm) {
+  const int heads = std::min(comm.ranks, kMaxNvlsArity);
+  const std::span<const double> s = speeds(comm.compute_capability);
+  std::size_t i = 0;
+  while (i < s.size() && s[i] * (heads + 1) > comm.nvlink_bw) ++i;
+  if (i == s.size()) return;  // no speed fits: NCCL disables NVLS
+  comm.nvls_heads = heads;
+  comm.nvls_speed = s[i];
+  comm.nvls_inter = s[i];
+  while (i > 0 && comm.nvls_inter < 2 * comm.nvls_speed) comm.nvls_inter = s[--i];
+  comm.nvls_channels = comm.compute_capability >= 100 ? 24 : 16;
+}
+
 }  // namespace
+
+std::string_view to_string(Algorithm a) { return a == Algorithm::nvls ? "nvls" : "ring"; }
 
 std::string_view to_string(Protocol p) {
   switch (p) {
@@ -90,7 +118,7 @@ std::string_view to_string(Protocol p) {
   return "?";
 }
 
-Comm make_comm(int ranks, int compute_capability, int nvlink_links) {
+Comm make_comm(int ranks, int compute_capability, int nvlink_links, bool multicast) {
   MGSIM_CHECK(ranks >= 2 && nvlink_links >= 1, "NCCL communicator of {} ranks, {} links", ranks,
               nvlink_links);
   Comm comm;
@@ -135,6 +163,7 @@ Comm make_comm(int ranks, int compute_capability, int nvlink_links) {
   comm.search_channels = channels;
   comm.speed = speed;
   comm.channels = std::min(kMaxChannels, channels * 2);
+  if (multicast && compute_capability >= 90) search_nvls(comm);
   return comm;
 }
 
@@ -153,14 +182,45 @@ double predicted_us(const Comm& comm, Collective c, Protocol p, std::int64_t byt
   return latency + static_cast<double>(bytes) / (1000.0 * algo_bw);
 }
 
-Choice choose(const Comm& comm, Collective c, std::int64_t bytes, std::optional<Protocol> protocol,
-              std::optional<int> channels) {
+std::optional<double> nvls_predicted_us(const Comm& comm, Collective c, std::int64_t bytes) {
+  // tuning.cc: NVLS needs 2 channels; enqueue.cc (updateCollCostTable): all_gather and
+  // reduce_scatter on at most NCCL_MAX_NVLS_ARITY GPUs; no broadcast or reduce.
+  if (comm.nvls_heads < 2 || chained(c)) return std::nullopt;
+  if (c != Collective::all_reduce && comm.ranks > kMaxNvlsArity) return std::nullopt;
+  const int heads = comm.nvls_heads;
+  double intra = comm.nvls_speed * nvls_efficiency(comm.compute_capability) * (heads - 1) / heads;
+  // All-reduce pipelines its reduction and its multicast; the others move (ppn - 1) / ppn.
+  intra *= c == Collective::all_reduce ? 2.0 : (comm.ranks - 1.0) / comm.ranks;
+  double bus = heads * std::min(intra, comm.nvls_inter);
+  // Bus to algorithm bandwidth: all_reduce only (all_gather and reduce_scatter stay bus).
+  if (c == Collective::all_reduce)
+    bus *= static_cast<double>(comm.ranks) / ring_steps(comm.ranks, c);
+  return kNvlsLatency + static_cast<double>(bytes) / (1000.0 * bus);
+}
+
+std::string nvls_unavailable(const Comm& comm, Collective c, const Constraints& k) {
+  if (comm.nvls_heads == 0)
+    return "NVLS needs the GPUs to share an NVSwitch with multicast and in-network reduction "
+           "(nvswitch.multicast, nvswitch.reduction, ldst.multimem), on Hopper or later";
+  if (chained(c)) return "NCCL has no NVLS broadcast or reduce (only ring)";
+  if (c != Collective::all_reduce && comm.ranks > kMaxNvlsArity)
+    return "NCCL runs NVLS all_gather and reduce_scatter on at most 32 GPUs";
+  if (c != Collective::all_gather && !k.nvls_type)
+    return "NCCL has no NVLS reduction for this data type";
+  if (k.protocol && *k.protocol != Protocol::simple) return "NVLS runs only the Simple protocol";
+  return {};
+}
+
+Choice choose(const Comm& comm, Collective c, std::int64_t bytes, const Constraints& k) {
   MGSIM_CHECK(bytes > 0, "collective of {} bytes", bytes);
+  const bool nvls = nvls_unavailable(comm, c, k).empty();
+  MGSIM_CHECK(nvls || k.algorithm != Algorithm::nvls, "NVLS forced where NCCL has none");
   Choice out;
-  if (protocol) {
-    out.protocol = *protocol;
+  double best = 0;
+  if (k.protocol) {
+    out.protocol = *k.protocol;
+    best = predicted_us(comm, c, out.protocol, bytes);
   } else {
-    double best = 0;
     for (const Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
       const double t = predicted_us(comm, c, p, bytes);
       if (p == Protocol::ll || t < best) {
@@ -169,6 +229,17 @@ Choice choose(const Comm& comm, Collective c, std::int64_t bytes, std::optional<
       }
     }
   }
+  // topoGetAlgoInfo: ring comes before NVLS in NCCL's table, so a tie keeps the ring.
+  if (nvls && k.algorithm != Algorithm::ring &&
+      (k.algorithm == Algorithm::nvls || *nvls_predicted_us(comm, c, bytes) < best)) {
+    // NVLS: its own channels and all threads, whatever the size.
+    out.algorithm = Algorithm::nvls;
+    out.protocol = Protocol::simple;
+    out.channels = k.channels ? *k.channels : comm.nvls_channels;
+    out.threads = kMaxThreads;
+    return out;
+  }
+  const std::optional<int> channels = k.channels;
   int nt = out.protocol == Protocol::ll128 ? kLl128MaxThreads
            : out.protocol == Protocol::ll  ? kLlMaxThreads
                                            : kSimpleMaxThreads;
@@ -270,6 +341,54 @@ P2pPlan plan_p2p(const Comm& comm, std::int64_t bytes) {
   m.slice = std::max<std::int64_t>(1, std::min(m.slice, m.part));
   m.slices = (m.part + m.slice - 1) / m.slice;
   m.steps = 2;
+  return plan;
+}
+
+NvlsPlan plan_nvls(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes) {
+  MGSIM_CHECK(bytes > 0 && choice.algorithm == Algorithm::nvls && comm.nvls_heads >= 2,
+              "NVLS plan of {} bytes", bytes);
+  NvlsPlan plan;
+  plan.heads = comm.nvls_heads;
+  const std::int64_t channels = choice.channels;
+  // ncclCollCbdPart: all_reduce splits the buffer over channels (then heads), all_gather and
+  // reduce_scatter each rank's segment.
+  plan.part = c == Collective::all_reduce
+                  ? ((bytes + channels - 1) / channels + plan.heads - 1) / plan.heads
+                  : ((bytes + comm.ranks - 1) / comm.ranks + channels - 1) / channels;
+  // enqueue.cc, calcCollChunking: a Simple slot (512 KiB), at most NVLS_CHUNKSIZE, smaller when
+  // the buffer is small against channels x heads chunks.
+  std::int64_t chunk = std::min(kSimpleBuffer / kSteps, kNvlsChunk);
+  const std::int64_t ops = channels * plan.heads;
+  if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  plan.chunk = std::max<std::int64_t>(1, std::min(chunk, plan.part));
+  plan.loops = (plan.part + plan.chunk - 1) / plan.chunk;
+  plan.depth = kSteps;
+  // The groups' warps, one node, no registered buffers.
+  constexpr int kWarps = kMaxThreads / kWarp;
+  int in = 0, reduce = 0, out = 0;
+  switch (c) {
+    case Collective::all_reduce:
+      reduce = comm.ranks <= 6 ? 7 : 5;
+      in = (kWarps - reduce + 1) / 2;
+      out = (kWarps - reduce) / 2;
+      break;
+    case Collective::all_gather:
+      out = 8;
+      in = kWarps - out;
+      break;
+    case Collective::reduce_scatter:
+      in = 8;
+      reduce = kWarps - in;
+      break;
+    case Collective::broadcast:
+    case Collective::reduce:
+      MGSIM_CHECK(false, "NCCL has no NVLS {}", static_cast<int>(c));
+  }
+  plan.in_threads = in * kWarp;
+  plan.reduce_threads = reduce * kWarp;
+  plan.out_threads = out * kWarp;
   return plan;
 }
 
