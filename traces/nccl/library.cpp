@@ -28,6 +28,17 @@ void add_moves(Launch& l, const RingPlan& p) {
   l.flag_span = p.slices * std::max(1, p.steps - 1) + 1;
 }
 
+// A launch of `kernel` for `c` with the choice's algorithm, protocol and channels.
+Launch collective_launch(std::string_view kernel, Collective c, const Choice& choice) {
+  Launch l;
+  l.kernel = kernel;
+  l.algorithm = to_string(choice.algorithm);
+  l.protocol = choice.protocol;
+  l.channels = choice.channels;
+  l.args = {{"OP", static_cast<std::int64_t>(c)}, {"CH", choice.channels}};
+  return l;
+}
+
 }  // namespace
 
 void add_kernels(KernelSet& set) {
@@ -46,15 +57,8 @@ Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::in
   if (choice.algorithm == Algorithm::nvls) return nvls_launch(comm, c, choice, bytes);
   const RingPlan plan = plan_ring(comm, c, choice, bytes);
   const bool chain = c == Collective::broadcast || c == Collective::reduce;
-  Launch l;
-  l.kernel = chain ? "nccl_chain" : "nccl_ring";
-  l.algorithm = to_string(Algorithm::ring);
-  l.protocol = choice.protocol;
-  l.channels = choice.channels;
-  l.args = {{"OP", static_cast<std::int64_t>(c)},
-            {"CH", choice.channels},
-            {"THREADS", choice.threads},
-            {"ES", element_bytes}};
+  Launch l = collective_launch(chain ? "nccl_chain" : "nccl_ring", c, choice);
+  l.args.insert(l.args.end(), {{"THREADS", choice.threads}, {"ES", element_bytes}});
   l.args.emplace_back(chain ? "ROOT" : "STEPS", chain ? root : plan.steps);
   add_moves(l, plan);
   l.handovers = plan.slices * std::max(1, plan.steps - 1) * choice.channels;
@@ -63,21 +67,15 @@ Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::in
 
 Launch nvls_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes) {
   const NvlsPlan plan = plan_nvls(comm, c, choice, bytes);
-  Launch l;
-  l.kernel = "nccl_nvls";
-  l.algorithm = to_string(Algorithm::nvls);
-  l.protocol = choice.protocol;
-  l.channels = choice.channels;
-  l.args = {{"OP", static_cast<std::int64_t>(c)},
-            {"CH", choice.channels},
-            {"HEADS", plan.heads},
-            {"PART", plan.part},
-            {"SL", plan.chunk},
-            {"N", plan.loops},
-            {"DEPTH", plan.depth},
-            {"IN_T", plan.in_threads},
-            {"RED_T", plan.reduce_threads},
-            {"OUT_T", plan.out_threads}};
+  Launch l = collective_launch("nccl_nvls", c, choice);
+  l.args.insert(l.args.end(), {{"HEADS", plan.heads},
+                               {"PART", plan.part},
+                               {"SL", plan.chunk},
+                               {"N", plan.loops},
+                               {"DEPTH", plan.depth},
+                               {"IN_T", plan.in_threads},
+                               {"RED_T", plan.reduce_threads},
+                               {"OUT_T", plan.out_threads}});
   // Flags take the values BASE + 1 .. BASE + loops.
   l.flag_span = plan.loops + 1;
   // Each loop hands a chunk to every head (or, for all_gather, to every rank).
