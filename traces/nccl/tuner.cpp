@@ -239,7 +239,6 @@ Choice choose(const Comm& comm, Collective c, std::int64_t bytes, const Constrai
     out.threads = kMaxThreads;
     return out;
   }
-  const std::optional<int> channels = k.channels;
   int nt = out.protocol == Protocol::ll128 ? kLl128MaxThreads
            : out.protocol == Protocol::ll  ? kLlMaxThreads
                                            : kSimpleMaxThreads;
@@ -248,7 +247,7 @@ Choice choose(const Comm& comm, Collective c, std::int64_t bytes, const Constrai
                                                                    : kSimpleThreshold;
   int nc = comm.channels;
   while (bytes < std::int64_t{nc} * nt * threshold && nc >= 2) --nc;
-  if (channels) nc = *channels;
+  if (k.channels) nc = *k.channels;
   while (bytes < std::int64_t{nc} * nt * threshold && nt % 128 == 0) nt /= 2;
   if (out.protocol == Protocol::simple) nt += kWarp;  // the sync warp
   out.threads = std::max(nt, 3 * kWarp);
