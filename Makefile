@@ -46,7 +46,7 @@ format:
 # threshold) over every layer's sources, headers included, through $(BUILD)/compile_commands.json.
 CLANG_TIDY ?= clang-tidy
 TIDY_FILES = $(shell git ls-files 'sim/*.cpp' 'models/*.cpp' 'topologies/*.cpp' 'traces/*.cpp' \
-  'validate/*.cpp' 'cli/*.cpp' | grep -v '^validate/cuda/')
+  'validate/*.cpp' 'cli/*.cpp' 'python/*.cpp' | grep -v '^validate/cuda/')
 
 tidy: setup $(BUILD)/build.ninja
 	printf '%s\n' $(TIDY_FILES) | xargs -P $(JOBS) -n 1 $(CLANG_TIDY) -p $(BUILD) --quiet

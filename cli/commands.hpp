@@ -39,21 +39,35 @@ Overrides parse_schedule_defines(const std::vector<std::string>& defines);
 std::map<std::string, std::int64_t> parse_topology_defines(const std::vector<std::string>& defines,
                                                            std::string_view flag);
 
-// What `run` and `bound` read: a schedule with its params, a topology with its params, hardware.
-struct ScheduleInputs {
+// A run's limits as flags (traces::Limits); unset or 0: its defaults.
+struct LimitInputs {
+  std::int64_t max_ops = 0;      // --max-ops
+  std::uint64_t max_events = 0;  // --max-events
+  std::string max_time;          // --max-time, a duration ("2s")
+  double max_wall = 0;           // --max-wall, seconds
+  std::string max_memory;        // --max-memory, bytes ("8GiB")
+};
+// Declares --max-ops, --max-events, --max-time, --max-wall, --max-memory on `cmd`; limits_of
+// turns them into traces::Limits (a ConfigError naming the flag for a malformed value). Defined
+// in run_command.cpp.
+void add_limit_options(CLI::App* cmd, LimitInputs& in);
+traces::Limits limits_of(const LimitInputs& in);
+
+// What `run` and `bound` read: a schedule with its params, a topology with its params, hardware,
+// and the run's limits.
+struct ScheduleInputs : LimitInputs {
   std::string schedule;
   std::string topology;
   std::string hw;
   std::vector<std::string> defines;           // -D, schedule params
   std::vector<std::string> topology_defines;  // -T, topology params
-  std::int64_t max_ops = 0;                   // --max-ops; 0: traces::Limits' default
 };
-// Declares them on `cmd`: the schedule (positional), -t, --hw, -D, -T, --max-ops. Defined in
-// run_command.cpp, as is limits_of (the run's traces::Limits from them).
+// Declares them on `cmd`: the schedule (positional), -t, --hw, -D, -T and the limits. Defined in
+// run_command.cpp.
 void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in);
-traces::Limits limits_of(const ScheduleInputs& in);
 
 void add_topo_command(CLI::App& app);       // topo_command.cpp
+void add_serve_command(CLI::App& app);      // serve_command.cpp
 void add_run_command(CLI::App& app);        // run_command.cpp
 void add_bound_command(CLI::App& app);      // bound_command.cpp
 void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp

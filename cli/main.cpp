@@ -1,7 +1,8 @@
 // mgsim: the command line. The only code that reads argv.
 //
 // Exit codes: 0 success; 1 the simulation ran but a check failed (e.g. deadlock);
-// 2 bad input or usage (file:line:column: error: ...); 3 an internal error (a bug in mgsim).
+// 2 bad input or usage (file:line:column: error: ...); 3 an internal error (a bug in mgsim);
+// 4 an output file could not be written; 5 a run passed one of its limits (--max-*).
 #include <exception>
 #include <iostream>
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   mgsim::cli::add_bound_command(app);
   mgsim::cli::add_calibrate_command(app);
   mgsim::cli::add_validate_command(app);
+  mgsim::cli::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -34,6 +36,9 @@ int main(int argc, char** argv) {
   } catch (const mgsim::cli::OutputFailed& e) {
     std::cerr << e.what() << "\n";
     return 4;
+  } catch (const mgsim::sim::LimitError& e) {
+    std::cerr << e.what() << "\n";
+    return 5;
   } catch (const mgsim::sim::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return 2;

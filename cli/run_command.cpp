@@ -176,10 +176,41 @@ void run_schedule(const RunOptions& o) {
 
 }  // namespace
 
-traces::Limits limits_of(const ScheduleInputs& in) {
+traces::Limits limits_of(const LimitInputs& in) {
   traces::Limits limits;
   if (in.max_ops > 0) limits.max_ops = in.max_ops;
+  if (in.max_events > 0) limits.max_events = in.max_events;
+  std::string error;
+  if (!in.max_time.empty() && !sim::parse_duration(in.max_time, limits.max_time, error))
+    throw sim::ConfigError({"--max-time " + in.max_time, 0, 0}, error);
+  limits.max_wall_seconds = in.max_wall;
+  sim::Bytes memory;
+  if (!in.max_memory.empty()) {
+    if (!sim::parse_bytes(in.max_memory, memory, error))
+      throw sim::ConfigError({"--max-memory " + in.max_memory, 0, 0}, error);
+    limits.max_memory_bytes = memory.count();
+  }
   return limits;
+}
+
+void add_limit_options(CLI::App* cmd, LimitInputs& in) {
+  cmd->add_option("--max-ops", in.max_ops,
+                  fmt::format("ops one run may execute, loop iterations included (default {})",
+                              traces::OpBudget::kDefaultLimit))
+      ->check(CLI::PositiveNumber);
+  const traces::Limits defaults;
+  cmd->add_option(
+         "--max-events", in.max_events,
+         fmt::format("engine events one run may process (default {})", defaults.max_events))
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-time", in.max_time,
+                  fmt::format("simulated time one run may reach, e.g. 2s (default {})",
+                              sim::to_string(defaults.max_time)));
+  cmd->add_option("--max-wall", in.max_wall, "wall-clock seconds one run may take (default: none)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-memory", in.max_memory,
+                  fmt::format("resident memory the process may reach, e.g. 8GiB (default {})",
+                              sim::to_string(sim::Bytes(defaults.max_memory_bytes))));
 }
 
 void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in) {
@@ -189,10 +220,7 @@ void add_schedule_inputs(CLI::App* cmd, ScheduleInputs& in) {
   cmd->add_option("-D,--define", in.defines, "override a schedule param: -D SIZE=64MiB");
   cmd->add_option("-T,--topology-define", in.topology_defines,
                   "set a topology param: -T nodes=4 (mgsim topo lists them)");
-  cmd->add_option("--max-ops", in.max_ops,
-                  fmt::format("ops one run may execute, loop iterations included (default {})",
-                              traces::OpBudget::kDefaultLimit))
-      ->check(CLI::PositiveNumber);
+  add_limit_options(cmd, in);
 }
 
 void add_run_command(CLI::App& app) {

@@ -42,6 +42,14 @@ class ConfigError : public std::runtime_error {
   std::string message_;
 };
 
+// A run went past one of its limits (ops, events, simulated time, wall time, memory): the input
+// may be fine, the run was stopped. The CLI exits 5 for it (2 for other ConfigErrors); Python
+// raises mgsim.LimitError.
+class LimitError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
 // The whole text of an input file `path` (`what` names it in messages): only a regular file
 // (not a device, a pipe or a directory, whatever a link points to) of at most kMaxInputBytes;
 // a ConfigError at the file otherwise.

@@ -267,6 +267,13 @@ bool Engine::cancel(EventId id) {
 
 bool Engine::empty() const { return queue_->live == 0; }
 
+void Engine::set_guard(std::uint64_t every, Callback check) {
+  MGSIM_CHECK(every > 0, "a guard every {} events", every);
+  guard_every_ = every;
+  guard_next_ = events_processed_ + every;
+  guard_ = std::move(check);
+}
+
 Time Engine::run() {
   run_until(Time::max());
   return now_;
@@ -289,6 +296,10 @@ void Engine::run_until(Time t) {
     --q.live;
     ++events_processed_;
     cb();
+    if (events_processed_ == guard_next_ && guard_every_ > 0) {
+      guard_next_ += guard_every_;
+      guard_();
+    }
     if (stop_requested_) {
       stop_requested_ = false;
       return;

@@ -45,6 +45,9 @@ class Engine {
   void run_until(Time t);
   // Stops run() after the event in progress (for deadlock reports, limits).
   void stop() { stop_requested_ = true; }
+  // Calls `check` after every `every` events (a run's limits: it throws to end the run).
+  // REQUIRES: every > 0.
+  void set_guard(std::uint64_t every, Callback check);
 
   bool empty() const;
   std::uint64_t events_processed() const { return events_processed_; }
@@ -60,6 +63,9 @@ class Engine {
   std::uint64_t next_sequence_ = 1;
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
+  std::uint64_t guard_every_ = 0;  // 0: no guard
+  std::uint64_t guard_next_ = 0;
+  Callback guard_;
   TraceSink* trace_ = nullptr;
 };
 

@@ -1,6 +1,10 @@
 #include "traces/simulation.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -24,10 +28,65 @@ Machine Machine::load(const std::string& topology,
   return Machine(std::move(topo), std::move(hw));
 }
 
+namespace {
+
+// The process's resident memory in bytes (Linux: /proc/self/statm), 0 where unknown.
+std::int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Ends `engine`'s run with a sim::LimitError at `schedule` once it passes one of `limits`
+// (events, simulated time, wall time, memory), checked every few thousand events.
+void guard(sim::Engine& engine, const Limits& limits, const std::string& schedule) {
+  constexpr std::uint64_t kEvery = 4096;
+  const auto start = std::chrono::steady_clock::now();
+  engine.set_guard(kEvery, [&engine, limits, schedule, start] {
+    const auto fail = [&](const std::string& what) {
+      throw sim::LimitError({schedule, 0, 0}, what);
+    };
+    if (engine.events_processed() > limits.max_events)
+      fail(fmt::format("the run passed {} events (--max-events raises the limit)",
+                       limits.max_events));
+    if (engine.now().since_start() > limits.max_time)
+      fail(fmt::format("the run passed {} of simulated time (--max-time raises the limit)",
+                       sim::to_string(limits.max_time)));
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (limits.max_wall_seconds > 0 && wall > limits.max_wall_seconds)
+      fail(fmt::format("the run took more than {} s of wall time (--max-wall raises the limit)",
+                       limits.max_wall_seconds));
+    if (resident_bytes() > limits.max_memory_bytes)
+      fail(fmt::format("the process holds more than {} of memory (--max-memory raises the limit)",
+                       sim::to_string(sim::Bytes(limits.max_memory_bytes))));
+  });
+}
+
+}  // namespace
+
+Limits parse_limits(const sim::Node& node, Limits base) {
+  sim::MapReader r(node, "limits");
+  if (auto n = r.optional("max_ops")) base.max_ops = n->as_positive_int("max_ops");
+  if (auto n = r.optional("max_events"))
+    base.max_events = static_cast<std::uint64_t>(n->as_positive_int("max_events"));
+  if (auto n = r.optional("max_time")) base.max_time = n->as_duration();
+  if (auto n = r.optional("max_wall")) {
+    base.max_wall_seconds = n->as_double();
+    if (!(base.max_wall_seconds > 0)) n->fail("max_wall is a positive number of seconds");
+  }
+  if (auto n = r.optional("max_memory"))
+    base.max_memory_bytes = n->as_positive_bytes("max_memory").count();
+  r.finish();
+  return base;
+}
+
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
                 sim::TraceSink* trace, const Limits& limits) {
   sim::Engine engine;
   if (trace) engine.set_trace(trace);
+  guard(engine, limits, schedule.file);
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(machine.topology(), net);
   FabricInterconnect interconnect(fabric);
@@ -62,21 +121,25 @@ std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& d
   return out;
 }
 
+Run run_one(const Schedule& schedule, const Overrides& defines, const Machine& machine,
+            sim::TraceSink* trace, const Limits& limits) {
+  const Env params = param_values(schedule, defines);
+  Run run;
+  for (std::size_t p = 0; p < schedule.params.size(); ++p)
+    run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
+  run.result = simulate(schedule, params, machine, trace, limits);
+  return run;
+}
+
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
                             sim::TraceSink* trace, const Limits& limits) {
   const std::vector<Overrides> points = sweep_points(schedule, defines, sweep);
   std::vector<Run> runs;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const Env params = param_values(schedule, points[i]);
-    Run run;
-    for (std::size_t p = 0; p < schedule.params.size(); ++p)
-      run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
-    run.result =
-        simulate(schedule, params, machine, i + 1 == points.size() ? trace : nullptr, limits);
-    const bool deadlocked = run.result.deadlocked();
-    runs.push_back(std::move(run));
-    if (deadlocked) break;
+    runs.push_back(
+        run_one(schedule, points[i], machine, i + 1 == points.size() ? trace : nullptr, limits));
+    if (runs.back().result.deadlocked()) break;
   }
   return runs;
 }

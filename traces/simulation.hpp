@@ -3,6 +3,7 @@
 //
 //   Machine  a topology and a GPU hardware spec, loaded once and shared by many runs
 //   simulate(schedule, params, machine, trace) -> Result{RunResult, Roofline}
+//   run_one(schedule, defines, machine) -> one Run (the Python module, `mgsim serve`)
 //   run_points(schedule, defines, sweep, machine, trace) -> one Run per point of a sweep
 //
 // A run builds its own engine, fluid network, fabric and GPU resources from the Machine, so runs
@@ -48,12 +49,26 @@ class Machine {
   models::HardwareSpec hardware_;
 };
 
-// Bounds on one run. Passing one is a sim::ConfigError that says which (exit 2 in the CLI), never
-// a hang. Sweeps and RL loops that expect huge schedules raise them.
+// Bounds on one run. Passing one is a sim::LimitError that says which and how to raise it (exit 5
+// in the CLI, mgsim.LimitError in Python), never a hang. Sweeps and RL loops that expect huge
+// schedules raise them; an RL loop lowers them to bound a rollout's cost.
 struct Limits {
   // Ops executed, host and kernel ops together, a loop's every iteration counting one.
   std::int64_t max_ops = OpBudget::kDefaultLimit;
+  // Engine events (about 3 million a second of wall time: docs/PERFORMANCE.md).
+  std::uint64_t max_events = 2'000'000'000;
+  // Simulated time: a schedule's end.
+  sim::Duration max_time = sim::Duration::ms(60'000);
+  // Wall time of the run; zero: none.
+  double max_wall_seconds = 0;
+  // The process's resident memory, checked while the run goes (shared by runs on other threads).
+  std::int64_t max_memory_bytes = std::int64_t{16} << 30;
 };
+
+// Limits from a mapping {max_ops: N, max_events: N, max_time: "2s", max_wall: seconds,
+// max_memory: "8GiB"} (a `mgsim serve` request's, the Python module's), each key optional, over
+// `base`. ConfigError for an unknown key or a malformed value.
+Limits parse_limits(const sim::Node& node, Limits base);
 
 struct Result {
   RunResult run;      // times per rank and stream, collectives, blocked streams, events
@@ -74,6 +89,10 @@ struct Run {
   Overrides params;  // every param of the schedule with its value, in declaration order
   Result result;
 };
+
+// One run of `schedule` with its params set by `defines` (the schedule's own sweep ignored).
+Run run_one(const Schedule& schedule, const Overrides& defines, const Machine& machine,
+            sim::TraceSink* trace = nullptr, const Limits& limits = {});
 
 // The param settings a run visits: one per value of the sweep, or one when there is none.
 // `sweep` (from the command line) replaces the schedule's own. `defines` always win: a define of

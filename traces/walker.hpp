@@ -28,14 +28,14 @@ class OpBudget {
   static constexpr std::int64_t kDefaultLimit = 200'000'000;
   explicit OpBudget(std::int64_t limit = kDefaultLimit) : limit_(limit) {}
 
-  // Counts `n` ops (a launch counts its CTAs); a ConfigError at `where` once the limit is
+  // Counts `n` ops (a launch counts its CTAs); a sim::LimitError at `where` once the limit is
   // passed. REQUIRES: n >= 0.
   void spend(const sim::SourceLocation& where, std::int64_t n = 1) {
     if (n > limit_ - spent_)
-      throw sim::ConfigError(where, fmt::format("the schedule executes more than {} ops; is a "
-                                                "loop bound wrong? (loop iterations, ops and "
-                                                "CTAs count; --max-ops raises the limit)",
-                                                limit_));
+      throw sim::LimitError(where, fmt::format("the schedule executes more than {} ops; is a "
+                                               "loop bound wrong? (loop iterations, ops and "
+                                               "CTAs count; --max-ops raises the limit)",
+                                               limit_));
     spent_ += n;
   }
   std::int64_t spent() const { return spent_; }

@@ -3,6 +3,7 @@
 #include <climits>
 #include <functional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -223,4 +224,17 @@ TEST_CASE("events sharing a time run in exact (time, priority, sequence) order, 
   CHECK(e.empty());
   CHECK(ran == static_cast<std::int64_t>(e.events_processed()));
   CHECK(ran > 2000);
+}
+
+TEST_CASE("the guard runs after every N events and may end the run by throwing") {
+  Engine e;
+  for (int i = 1; i <= 10; ++i) e.schedule_at(Time::from_ps(i), [] {});
+  std::vector<std::uint64_t> seen;
+  e.set_guard(3, [&] {
+    seen.push_back(e.events_processed());
+    if (e.events_processed() >= 6) throw std::runtime_error("limit");
+  });
+  CHECK_THROWS_WITH(e.run(), "limit");
+  CHECK(seen == std::vector<std::uint64_t>{3, 6});
+  CHECK(e.now() == Time::from_ps(6));  // the run ended at the event after which it threw
 }

@@ -1,8 +1,9 @@
 // A 1 GiB ring all-reduce simulated end to end: schedule parse, topology wiring and the run.
 // ring_all_reduce is the ideal ring (peer copies at the path's rate); issue 2's target: <= 200 ms
-// wall on gb200-nvl72 with 4 MiB chunks. nccl_all_reduce runs NCCL's kernels (docs/NCCL.md):
-// every slice handover of every channel is simulated, so it costs far more. Counters: sends
-// (peer copies, or slice handovers), engine events, and events per second of wall time.
+// wall on gb200-nvl72 with 4 MiB chunks. nccl_all_reduce runs NCCL's ring kernels, nccl_nvls its
+// NVLS kernels (docs/NCCL.md): every slice handover of every channel is simulated, so they cost
+// far more. Counters: sends (peer copies, or slice handovers), engine events, and events per
+// second of wall time.
 #include <benchmark/benchmark.h>
 
 #include "traces/schedule.hpp"
@@ -21,7 +22,13 @@ streams:
 const char* kNcclAllReduce = R"(params: {SIZE: 1GiB}
 streams:
   - name: nccl
-    ops: [{collective: {op: all_reduce, bytes: SIZE, dtype: bf16}}]
+    ops: [{collective: {op: all_reduce, bytes: SIZE, dtype: bf16, algorithm: ring}}]
+)";
+
+const char* kNcclNvls = R"(params: {SIZE: 1GiB}
+streams:
+  - name: nccl
+    ops: [{collective: {op: all_reduce, bytes: SIZE, dtype: bf16, algorithm: nvls}}]
 )";
 
 void run_all_reduce(benchmark::State& state, const char* text, const char* topology,
@@ -50,6 +57,9 @@ void ring_all_reduce(benchmark::State& state, const char* topology) {
 void nccl_all_reduce(benchmark::State& state, const char* topology, const char* size) {
   run_all_reduce(state, kNcclAllReduce, topology, size);
 }
+void nccl_nvls(benchmark::State& state, const char* topology, const char* size) {
+  run_all_reduce(state, kNcclNvls, topology, size);
+}
 
 BENCHMARK_CAPTURE(ring_all_reduce, hgx_h200_8, "hgx-h200-8")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(ring_all_reduce, gb200_nvl72, "gb200-nvl72")->Unit(benchmark::kMillisecond);
@@ -57,6 +67,10 @@ BENCHMARK_CAPTURE(ring_all_reduce, nvl576, "nvl576")->Unit(benchmark::kMilliseco
 BENCHMARK_CAPTURE(nccl_all_reduce, hgx_h200_8_1gib, "hgx-h200-8", "1GiB")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(nccl_all_reduce, gb200_nvl72_64mib, "gb200-nvl72", "64MiB")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(nccl_nvls, hgx_h200_8_1gib, "hgx-h200-8", "1GiB")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(nccl_nvls, gb200_nvl72_64mib, "gb200-nvl72", "64MiB")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
