@@ -61,9 +61,9 @@ py::dict run(const traces::Machine& machine, const py::object& schedule, const p
   traces::Overrides overrides;
   for (const auto& [key, value] : params)
     overrides.emplace_back(py::str(key).cast<std::string>(), py::str(value).cast<std::string>());
-  const traces::Limits limits =
-      limits_dict.is_none() ? traces::Limits{}
-                            : traces::parse_limits(node_of(limits_dict, "<limits>"), {});
+  const traces::Limits limits = limits_dict.is_none()
+                                    ? traces::Limits{}
+                                    : traces::parse_limits(node_of(limits_dict, "<limits>"), {});
   std::string json;
   {
     py::gil_scoped_release free;
@@ -113,10 +113,8 @@ PYBIND11_MODULE(mgsim, m) {
            py::arg("topology_params") = std::map<std::string, std::int64_t>{},
            "topology: a preset name or a .yaml path; hardware: a preset or .yaml (default: the "
            "topology's GPU); topology_params: as -T")
-      .def_property_readonly("gpus",
-                             [](const traces::Machine& machine) {
-                               return machine.topology().gpu_count();
-                             })
+      .def_property_readonly(
+          "gpus", [](const traces::Machine& machine) { return machine.topology().gpu_count(); })
       .def("run", &python::run, py::arg("schedule"), py::arg("params") = py::dict(),
            py::arg("limits") = py::none(), py::arg("name") = "<schedule>",
            "Runs a schedule (YAML text or a dict) with params (as -D) within limits ({max_ops, "

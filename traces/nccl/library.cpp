@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "sim/check.hpp"
 #include "sim/config.hpp"
@@ -39,17 +41,50 @@ Launch collective_launch(std::string_view kernel, Collective c, const Choice& ch
   return l;
 }
 
+// NCCL's kernels, parsed once per process: reading kernels.yaml's YAML was two thirds of a small
+// collective's whole run. Read-only once built, so runs on many threads share it.
+const KernelSet& library() {
+  static const KernelSet parsed = [] {
+    KernelSet set;
+    Scope scope;
+    scope.add("rank");
+    scope.add("world");
+    const sim::Node root =
+        sim::Node::load_string(std::string(kKernelsText), std::string(kLibraryFile));
+    sim::MapReader top(root, "NCCL's kernels");
+    parse_kernels_into(top.required("kernels"), scope, set);
+    top.finish();
+    MGSIM_CHECK(set.buffer_names.empty(), "NCCL's kernels name no buffers");
+    return set;
+  }();
+  return parsed;
+}
+
+// Renumbers the flags of `op` (and of the ops inside it) by `to`: library flag -> set flag.
+void renumber_flags(KernelOp& op, const std::vector<int>& to) {
+  const auto renumber = [&](int& flag) { flag = to[static_cast<std::size_t>(flag)]; };
+  if (auto* signal = std::get_if<SignalOp>(&op.what)) renumber(signal->flag);
+  if (auto* wait = std::get_if<FlagWaitOp>(&op.what)) renumber(wait->flag);
+  if (auto* loop = std::get_if<KernelForOp>(&op.what))
+    for (KernelOp& inner : loop->body) renumber_flags(inner, to);
+}
+
 }  // namespace
 
 void add_kernels(KernelSet& set) {
-  Scope scope;
-  scope.add("rank");
-  scope.add("world");
-  const sim::Node root =
-      sim::Node::load_string(std::string(kKernelsText), std::string(kLibraryFile));
-  sim::MapReader top(root, "NCCL's kernels");
-  parse_kernels_into(top.required("kernels"), scope, set);
-  top.finish();
+  const KernelSet& lib = library();
+  // The library's flags join the set's names (a schedule cannot name them: `nccl_` is reserved).
+  std::vector<int> to;
+  for (const std::string& name : lib.flag_names) {
+    const auto it = std::find(set.flag_names.begin(), set.flag_names.end(), name);
+    to.push_back(static_cast<int>(it - set.flag_names.begin()));
+    if (it == set.flag_names.end()) set.flag_names.push_back(name);
+  }
+  for (KernelDef k : lib.kernels) {
+    for (RoleDef& role : k.roles)
+      for (KernelOp& op : role.ops) renumber_flags(op, to);
+    set.kernels.push_back(std::move(k));
+  }
 }
 
 Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes,
