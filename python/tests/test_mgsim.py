@@ -11,15 +11,8 @@ import mgsim
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL_REDUCE = (ROOT / "examples" / "all_reduce_ring.yaml").read_text()
-PEER_COPY = """
-world: 2
-params: {SIZE: 4KiB}
-streams:
-  - name: copy
-    if: rank == 0
-    ops:
-      - memcpy: {bytes: SIZE, dst: 1}
-"""
+# 4 KiB from rank 0 to rank 1 (shared with tests/cli/serve_test.py).
+PEER_COPY = (ROOT / "tests" / "cli" / "small_copy.yaml").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +55,7 @@ def test_a_dict_schedule_and_params(hgx):
 
 
 def test_bad_input_is_a_config_error_with_its_place(hgx):
-    with pytest.raises(mgsim.ConfigError, match=r"<schedule>:8:9: error: unknown key 'memcopy'"):
+    with pytest.raises(mgsim.ConfigError, match=r"<schedule>:7:9: error: unknown key 'memcopy'"):
         hgx.run(PEER_COPY.replace("memcpy", "memcopy"))
     with pytest.raises(ValueError):  # a ConfigError is a ValueError
         hgx.run("streams: 3")

@@ -10,32 +10,25 @@ import subprocess
 import sys
 from pathlib import Path
 
-PEER_COPY = """world: 2
-params: {SIZE: 4KiB}
-streams:
-  - name: copy
-    if: rank == 0
-    ops:
-      - memcpy: {bytes: SIZE, dst: 1}
-"""
 
 
 def main():
     mgsim = sys.argv[1]
+    small_copy = Path("tests/cli/small_copy.yaml").read_text()  # 4 KiB from rank 0 to rank 1
     all_reduce = Path("examples/all_reduce_ring.yaml").read_text()
     deadlock = Path("tests/cli/bad/deadlock.yaml").read_text()
     requests = [
-        {"id": "copy", "topology": "hgx-h200-8", "schedule": PEER_COPY},
-        {"id": "copy", "topology": "hgx-h200-8", "schedule": PEER_COPY},
+        {"id": "copy", "topology": "hgx-h200-8", "schedule": small_copy},
+        {"id": "copy", "topology": "hgx-h200-8", "schedule": small_copy},
         {"id": "dict", "topology": "hgx-h200-8", "params": {"SIZE": "4KiB"},
          "schedule": {"world": 2, "params": {"SIZE": "1MiB"},
                       "streams": [{"name": "copy", "if": "rank == 0",
                                    "ops": [{"memcpy": {"bytes": "SIZE", "dst": 1}}]}]}},
-        {"id": "bad", "topology": "hgx-h200-8", "schedule": PEER_COPY.replace("memcpy", "memcopy")},
+        {"id": "bad", "topology": "hgx-h200-8", "schedule": small_copy.replace("memcpy", "memcopy")},
         {"id": "limit", "topology": "hgx-h200-8", "schedule": all_reduce,
          "params": {"SIZE": "1GiB"}, "limits": {"max_events": 10000}},
         {"id": "deadlock", "topology": "hgx-h200-8", "schedule": deadlock},
-        {"id": "machine", "topology": "no-such-topology", "schedule": PEER_COPY},
+        {"id": "machine", "topology": "no-such-topology", "schedule": small_copy},
     ]
     lines = [json.dumps(r) for r in requests] + ["{not json", ""]
     p = subprocess.run([mgsim, "serve"], input="\n".join(lines) + "\n", capture_output=True,
