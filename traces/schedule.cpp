@@ -392,8 +392,8 @@ class Parser {
     const bool rooted = c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::reduce;
     if (c.algorithm == CollectiveAlgorithm::nvls) {
       if (c.kind == CollectiveKind::all_to_all || rooted)
-        algorithm->fail(
-            fmt::format("NCCL has no NVLS {}: `auto` or `ring` runs it", to_string(c.kind)));
+        algorithm->fail(fmt::format("NCCL has no NVLS {}: {} runs it", to_string(c.kind),
+                                    rooted ? "`auto` or `ring`" : "`auto`"));
       if (c.protocol && *c.protocol != nccl::Protocol::simple)
         algorithm->fail("NVLS runs only the Simple protocol: drop `protocol` or use `ring`");
     }
