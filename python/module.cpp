@@ -31,11 +31,15 @@ struct Deadlock : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The schedule as YAML text: a string is YAML; a dict is written as JSON, which YAML reads.
+// A Python value written as JSON, which YAML reads.
+std::string json_text(const py::object& value) {
+  return py::module_::import("json").attr("dumps")(value).cast<std::string>();
+}
+
+// The schedule as YAML text: a string is YAML; a dict is written as JSON.
 std::string schedule_text(const py::object& schedule) {
   if (py::isinstance<py::str>(schedule)) return schedule.cast<std::string>();
-  if (py::isinstance<py::dict>(schedule))  // written as JSON, which YAML reads
-    return py::module_::import("json").attr("dumps")(schedule).cast<std::string>();
+  if (py::isinstance<py::dict>(schedule)) return json_text(schedule);
   throw py::type_error("schedule: a YAML string or a dict");
 }
 
@@ -49,21 +53,16 @@ std::string run_json(const traces::Machine& machine, const std::string& text,
   return traces::runs_json({name, &machine}, {run});
 }
 
-// A Python value as a sim::Node: JSON is YAML. `what` names it in errors.
-sim::Node node_of(const py::object& value, const std::string& what) {
-  return sim::Node::load_string(
-      py::module_::import("json").attr("dumps")(value).cast<std::string>(), what);
-}
-
 py::dict run(const traces::Machine& machine, const py::object& schedule, const py::dict& params,
              const py::object& limits_dict, const std::string& name) {
   const std::string text = schedule_text(schedule);
   traces::Overrides overrides;
   for (const auto& [key, value] : params)
     overrides.emplace_back(py::str(key).cast<std::string>(), py::str(value).cast<std::string>());
-  const traces::Limits limits = limits_dict.is_none()
-                                    ? traces::Limits{}
-                                    : traces::parse_limits(node_of(limits_dict, "<limits>"), {});
+  const traces::Limits limits =
+      limits_dict.is_none()
+          ? traces::Limits{}
+          : traces::parse_limits(sim::Node::load_string(json_text(limits_dict), "<limits>"), {});
   std::string json;
   {
     py::gil_scoped_release free;
