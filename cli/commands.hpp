@@ -70,6 +70,7 @@ void add_topo_command(CLI::App& app);       // topo_command.cpp
 void add_serve_command(CLI::App& app);      // serve_command.cpp
 void add_run_command(CLI::App& app);        // run_command.cpp
 void add_bound_command(CLI::App& app);      // bound_command.cpp
+void add_check_command(CLI::App& app);      // check_command.cpp
 void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp
 void add_validate_command(CLI::App& app);   // validate_command.cpp
 

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   mgsim::cli::add_topo_command(app);
   mgsim::cli::add_run_command(app);
   mgsim::cli::add_bound_command(app);
+  mgsim::cli::add_check_command(app);
   mgsim::cli::add_calibrate_command(app);
   mgsim::cli::add_validate_command(app);
   mgsim::cli::add_serve_command(app);

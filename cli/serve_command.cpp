@@ -9,8 +9,12 @@
 //                       "limits": {"max_ops": N, "max_events": N, "max_time": "2s",
 //                                  "max_wall": 10.5, "max_memory": "8GiB"}}
 //   only "topology" and "schedule" are required; limits (traces::parse_limits) default to the
-//   command's flags.
-// Answer (one line):   {"id": "7", "ok": true, "result": <mgsim run --json's document>}
+//   command's flags. "check": true checks the run as `mgsim check` does; "problem": "path"
+//   (and "shape": N, default 0) evaluates the schedule against a problem (traces/problem.hpp:
+//   its buffers, work and baseline, whose time is measured once per machine and shape).
+// Answer (one line):   {"id": "7", "ok": true, "result": <mgsim run --json's document>,
+//                       "violations": [...] (with check), "evaluation": {...} (with a problem,
+//                       traces::evaluation_json)}
 //                  or  {"id": "7", "ok": false, "error": "kind", "message": "..."}
 //   kind: "input" (bad input, file:line:column in the message; the request's own is
 //   "<request>", a schedule given as text "<schedule>"), "limit", "deadlock" (the message is the
@@ -20,6 +24,8 @@
 #include <memory>
 #include <string>
 #include <tuple>
+
+#include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "sim/check.hpp"
@@ -32,7 +38,9 @@ namespace {
 
 struct Served {
   std::string id;
-  std::string result;  // the run's JSON document, when it ran
+  std::string result;      // the run's JSON document, when it ran
+  std::string violations;  // with "check": traces::violations_json
+  std::string evaluation;  // with "problem": traces::evaluation_json
 };
 
 class Server {
@@ -61,15 +69,38 @@ class Server {
     const std::optional<sim::Node> limits_node = r.optional("limits");
     const traces::Limits limits =
         limits_node ? traces::parse_limits(*limits_node, limits_) : limits_;
+    bool check = false;
+    if (auto n = r.optional("check")) check = n->as_bool();
+    const std::optional<sim::Node> problem_node = r.optional("problem");
+    std::size_t shape = 0;
+    if (auto n = r.optional("shape")) {
+      if (!problem_node) n->fail("'shape' is a problem's: name the 'problem' too");
+      shape = static_cast<std::size_t>(n->as_int());
+    }
     r.finish();
     const std::string name = schedule_node.is_scalar() ? "<schedule>" : "<request>";
-    const traces::Schedule schedule = traces::load_schedule(
-        schedule_node.is_scalar() ? sim::Node::load_string(schedule_node.as_string(), name)
-                                  : schedule_node);
+    const sim::Node root = schedule_node.is_scalar()
+                               ? sim::Node::load_string(schedule_node.as_string(), name)
+                               : schedule_node;
     const traces::Machine& m = machine(topology, hardware, topology_params);
-    const traces::Run run = traces::run_one(schedule, params, m, nullptr, limits);
-    if (run.result.deadlocked()) throw Deadlocked(traces::deadlock_report(name, run.result.run));
-    out.result = traces::runs_json({name, &m}, {run});
+    if (problem_node) {
+      const traces::Problem& p = problem(problem_node->as_string());
+      if (shape >= p.shapes.size())
+        problem_node->fail(
+            fmt::format("shape {}: problem '{}' has {} shapes", shape, p.name, p.shapes.size()));
+      traces::Evaluation e =
+          traces::evaluate(p, shape, traces::load_problem_schedule(p, root), m, limits, params);
+      out.evaluation = traces::evaluation_json(e, baseline(p, m, shape, limits));
+      traces::Overrides all = traces::shape_defines(p, shape);
+      all.insert(all.end(), params.begin(), params.end());
+      out.result = traces::runs_json({name, &m}, {traces::Run{all, std::move(e.result)}});
+    } else {
+      const traces::Run run =
+          traces::run_one(traces::load_schedule(root), params, m, nullptr, limits, check);
+      if (run.result.deadlocked()) throw Deadlocked(traces::deadlock_report(name, run.result.run));
+      if (check) out.violations = traces::violations_json(run.result.run.check->violations);
+      out.result = traces::runs_json({name, &m}, {run});
+    }
     while (!out.result.empty() && out.result.back() == '\n') out.result.pop_back();  // one line
   }
 
@@ -90,7 +121,32 @@ class Server {
     return *it->second;
   }
 
+  const traces::Problem& problem(const std::string& path) {
+    auto it = problems_.find(path);
+    if (it == problems_.end())
+      it = problems_.emplace(path, std::make_unique<traces::Problem>(traces::load_problem(path)))
+               .first;
+    return *it->second;
+  }
+
+  // The problem's baseline's time on `m` at `shape`, run once.
+  sim::Duration baseline(const traces::Problem& p, const traces::Machine& m, std::size_t shape,
+                         const traces::Limits& limits) {
+    const auto key = std::make_tuple(&p, &m, shape);
+    auto it = baselines_.find(key);
+    if (it == baselines_.end()) {
+      const traces::Schedule s = traces::load_problem_schedule(p, p.baseline);
+      it = baselines_
+               .emplace(key, traces::evaluate(p, shape, s, m, limits).result.run.end.since_start())
+               .first;
+    }
+    return it->second;
+  }
+
   traces::Limits limits_;  // the command's, which a request's own override
+  std::map<std::string, std::unique_ptr<traces::Problem>> problems_;
+  std::map<std::tuple<const traces::Problem*, const traces::Machine*, std::size_t>, sim::Duration>
+      baselines_;
   std::map<std::tuple<std::string, std::string, std::map<std::string, std::int64_t>>,
            std::unique_ptr<traces::Machine>>
       machines_;
@@ -105,6 +161,8 @@ std::string answer(const Served& s, const char* kind = nullptr, const std::strin
     w.raw("false").key("error").value(kind).key("message").value(message);
   } else {
     w.raw("true").key("result").raw(s.result);
+    if (!s.violations.empty()) w.key("violations").raw(s.violations);
+    if (!s.evaluation.empty()) w.key("evaluation").raw(s.evaluation);
   }
   w.end();
   return out;

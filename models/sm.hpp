@@ -27,6 +27,21 @@ inline constexpr auto kDtypeNames = sim::name_table<Dtype>({{Dtype::bf16, "bf16"
                                                             {Dtype::tf32, "tf32"},
                                                             {Dtype::fp32, "fp32"}});
 
+// Bytes of one element of `d` (an operand's size in memory).
+constexpr std::int64_t element_bytes(Dtype d) {
+  switch (d) {
+    case Dtype::fp8:
+      return 1;
+    case Dtype::bf16:
+    case Dtype::fp16:
+      return 2;
+    case Dtype::tf32:
+    case Dtype::fp32:
+      return 4;
+  }
+  return 2;
+}
+
 // "bf16" -> Dtype::bf16; returns false for an unknown name.
 bool parse_dtype(std::string_view text, Dtype& out);
 std::string_view to_string(Dtype d);

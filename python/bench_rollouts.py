@@ -5,8 +5,10 @@ core for one collective on hgx-h200-8, >= 100/s for the 8-GPU all-gather GEMM at
   PYTHONPATH=build/python python3 python/bench_rollouts.py [--seconds 3] [--threads 1]
 
 A rollout is what an RL loop does per proposal: parse the schedule text and simulate it on a
-Machine loaded once. Prints rollouts/s per schedule; with --threads N, N Python threads share
-the Machine (runs release the GIL), which shows how rollouts scale with cores.
+Machine loaded once. Prints rollouts/s per schedule, plain and with `check=True` (the data
+check of `mgsim check` following the run: what it costs beside the simulation); with --threads
+N, N Python threads share the Machine (runs release the GIL), which shows how rollouts scale
+with cores.
 """
 import argparse
 import threading
@@ -21,16 +23,17 @@ CASES = [
     ("all_reduce 1 MiB, NCCL (hgx-h200-8)", "examples/all_reduce_ring.yaml", {"SIZE": "1MiB"}),
     ("peer copy 1 GiB (hgx-h200-8)", "examples/peer_copy.yaml", {}),
     ("all-gather GEMM, tile level, 8 GPUs", "examples/kernels/ag_gemm_inter_sm.yaml", {}),
+    ("MoE dispatch + combine, 8 GPUs", "examples/field/moe_dispatch_combine.yaml", {}),
 ]
 
 
-def rate(machine, text, params, seconds, threads):
+def rate(machine, text, params, seconds, threads, check):
     counts = [0] * threads
     stop = time.perf_counter() + seconds
 
     def work(i):
         while time.perf_counter() < stop:
-            machine.run(text, params=params)
+            machine.run(text, params=params, check=check)
             counts[i] += 1
 
     start = time.perf_counter()
@@ -48,12 +51,15 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     machine = mgsim.Machine("hgx-h200-8")
-    print(f"{'schedule':40} {'rollouts/s':>12} {'ms each':>9}  (threads {args.threads})")
+    print(f"{'schedule':40} {'rollouts/s':>12} {'ms each':>9} {'checked/s':>10} "
+          f"{'check cost':>10}  (threads {args.threads})")
     for name, path, params in CASES:
         text = (ROOT / path).read_text()
-        machine.run(text, params=params)  # warm
-        r = rate(machine, text, params, args.seconds, args.threads)
-        print(f"{name:40} {r:12.1f} {1000.0 * args.threads / r:9.3f}")
+        machine.run(text, params=params, check=True)  # warm
+        plain = rate(machine, text, params, args.seconds, args.threads, False)
+        checked = rate(machine, text, params, args.seconds, args.threads, True)
+        print(f"{name:40} {plain:12.1f} {1000.0 * args.threads / plain:9.3f} {checked:10.1f} "
+              f"{plain / checked - 1:+10.1%}")
 
 
 if __name__ == "__main__":

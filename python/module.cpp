@@ -4,6 +4,11 @@
 //   m = mgsim.Machine("hgx-h200-8")                       # topology preset or .yaml, hardware
 //   r = m.run(yaml_text_or_dict, params={"SIZE": "64MiB"}, limits={"max_events": 10**6})
 //   r["time_us"], r["bound_us"], r["fraction"], r["bottleneck"], r["streams"], r["json"]
+//   m.run(text, check=True)["violations"]                 # mgsim check's, as dicts
+//   p = mgsim.Problem("problems/ag_gemm.yaml")            # a problem with its baseline
+//   e = m.evaluate(p, text, shape=0)                      # {valid, violations, time_us,
+//                                                         #  baseline_us, speedup, bound_us,
+//                                                         #  fraction}
 //
 // A run releases the GIL while it parses and simulates, so many Python threads can run schedules
 // on one Machine at once (traces::Machine is immutable; each run owns its engine); the same
@@ -11,6 +16,7 @@
 // a ValueError, with file:line:column), mgsim.LimitError (a run passed one of its limits; a
 // ConfigError), mgsim.DeadlockError (the schedule deadlocked; who waits on what).
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +25,7 @@
 #include <pybind11/stl.h>
 
 #include "sim/config.hpp"
+#include "traces/problem.hpp"
 #include "traces/report.hpp"
 #include "traces/simulation.hpp"
 
@@ -43,33 +50,54 @@ std::string schedule_text(const py::object& schedule) {
   throw py::type_error("schedule: a YAML string or a dict");
 }
 
-// One run of `text` on `machine`: its JSON (as `mgsim run --json` writes it).
-std::string run_json(const traces::Machine& machine, const std::string& text,
-                     const std::string& name, const traces::Overrides& params,
-                     const traces::Limits& limits) {
-  const traces::Schedule schedule = traces::load_schedule(sim::Node::load_string(text, name));
-  const traces::Run run = traces::run_one(schedule, params, machine, nullptr, limits);
-  if (run.result.deadlocked()) throw Deadlock(traces::deadlock_report(name, run.result.run));
-  return traces::runs_json({name, &machine}, {run});
+traces::Overrides overrides_of(const py::dict& params) {
+  traces::Overrides out;
+  for (const auto& [key, value] : params)
+    out.emplace_back(py::str(key).cast<std::string>(), py::str(value).cast<std::string>());
+  return out;
+}
+
+traces::Limits limits_of(const py::object& limits) {
+  if (limits.is_none()) return {};
+  return traces::parse_limits(sim::Node::load_string(json_text(limits), "<limits>"), {});
+}
+
+py::list violations_list(const std::vector<traces::Violation>& violations) {
+  py::list out;
+  for (const traces::Violation& v : violations) {
+    py::dict d;
+    d["kind"] = v.kind;
+    d["file"] = v.where.file;
+    d["line"] = v.where.line;
+    d["column"] = v.where.column;
+    d["message"] = v.message;
+    d["count"] = v.count;
+    out.append(d);
+  }
+  return out;
 }
 
 py::dict run(const traces::Machine& machine, const py::object& schedule, const py::dict& params,
-             const py::object& limits_dict, const std::string& name) {
+             const py::object& limits_dict, const std::string& name, bool check) {
   const std::string text = schedule_text(schedule);
-  traces::Overrides overrides;
-  for (const auto& [key, value] : params)
-    overrides.emplace_back(py::str(key).cast<std::string>(), py::str(value).cast<std::string>());
-  const traces::Limits limits =
-      limits_dict.is_none()
-          ? traces::Limits{}
-          : traces::parse_limits(sim::Node::load_string(json_text(limits_dict), "<limits>"), {});
+  const traces::Overrides overrides = overrides_of(params);
+  const traces::Limits limits = limits_of(limits_dict);
   std::string json;
+  std::vector<traces::Violation> violations;
   {
     py::gil_scoped_release free;
-    json = run_json(machine, text, name, overrides, limits);
+    const traces::Schedule parsed = traces::load_schedule(sim::Node::load_string(text, name));
+    const traces::Run run = traces::run_one(parsed, overrides, machine, nullptr, limits, check);
+    if (run.result.deadlocked()) throw Deadlock(traces::deadlock_report(name, run.result.run));
+    json = traces::runs_json({name, &machine}, {run});
+    if (check) violations = run.result.run.check->violations;
   }
   const py::dict whole = py::module_::import("json").attr("loads")(json);
   py::dict out = py::list(whole["runs"])[0].cast<py::dict>();
+  if (check) {
+    out["violations"] = violations_list(violations);
+    out["valid"] = violations.empty();
+  }
   const py::dict roofline = out["roofline"];
   out["time_ps"] = out["end_ps"];
   out["time_us"] = out["end_ps"].cast<double>() / 1e6;
@@ -77,6 +105,55 @@ py::dict run(const traces::Machine& machine, const py::object& schedule, const p
   out["fraction"] = roofline["fraction"];
   out["bottleneck"] = roofline["bottleneck"];
   out["json"] = json;
+  return out;
+}
+
+// A problem with its baselines' times, measured once per machine and shape.
+struct Problem {
+  traces::Problem problem;
+  std::mutex mutex;
+  std::map<std::pair<const traces::Machine*, std::size_t>, double> baseline_us;
+};
+
+py::dict evaluate(const traces::Machine& machine, Problem& p, const py::object& schedule,
+                  std::size_t shape, const py::dict& params, const py::object& limits_dict,
+                  const std::string& name) {
+  if (shape >= p.problem.shapes.size())
+    throw py::index_error("shape: problem '" + p.problem.name + "' has " +
+                          std::to_string(p.problem.shapes.size()) + " shapes");
+  const std::string text = schedule_text(schedule);
+  const traces::Overrides overrides = overrides_of(params);
+  const traces::Limits limits = limits_of(limits_dict);
+  traces::Evaluation e;
+  double baseline = 0;
+  {
+    py::gil_scoped_release free;
+    e = traces::evaluate(p.problem, shape, traces::load_problem_schedule(p.problem, name, text),
+                         machine, limits, overrides);
+    const auto key = std::make_pair(&machine, shape);
+    std::unique_lock lock(p.mutex);
+    if (const auto it = p.baseline_us.find(key); it != p.baseline_us.end()) {
+      baseline = it->second;
+    } else {
+      lock.unlock();
+      baseline = traces::evaluate(p.problem, shape,
+                                  traces::load_problem_schedule(p.problem, p.problem.baseline),
+                                  machine, limits)
+                     .result.run.end.since_start()
+                     .microseconds();
+      lock.lock();
+      p.baseline_us[key] = baseline;
+    }
+  }
+  const double time = e.result.run.end.since_start().microseconds();
+  py::dict out;
+  out["valid"] = e.valid();
+  out["violations"] = violations_list(e.violations);
+  out["time_us"] = time;
+  out["baseline_us"] = baseline;
+  out["speedup"] = baseline / time;
+  out["bound_us"] = e.bound.microseconds();
+  out["fraction"] = e.bound.microseconds() / time;
   return out;
 }
 
@@ -115,9 +192,40 @@ PYBIND11_MODULE(mgsim, m) {
       .def_property_readonly(
           "gpus", [](const traces::Machine& machine) { return machine.topology().gpu_count(); })
       .def("run", &python::run, py::arg("schedule"), py::arg("params") = py::dict(),
-           py::arg("limits") = py::none(), py::arg("name") = "<schedule>",
+           py::arg("limits") = py::none(), py::arg("name") = "<schedule>", py::arg("check") = false,
            "Runs a schedule (YAML text or a dict) with params (as -D) within limits ({max_ops, "
            "max_events, max_time: '2s', max_wall: seconds, max_memory: '8GiB'}, as mgsim "
            "serve's); returns the run as a dict (mgsim run --json's run, plus time_ps, "
-           "time_us, bound_us, fraction, bottleneck and json)");
+           "time_us, bound_us, fraction, bottleneck and json; with check, as mgsim check: "
+           "valid and violations)")
+      .def("evaluate", &python::evaluate, py::arg("problem"), py::arg("schedule"),
+           py::arg("shape") = 0, py::arg("params") = py::dict(), py::arg("limits") = py::none(),
+           py::arg("name") = "<schedule>",
+           "Checks and runs a schedule for a problem at one of its shapes (params: the "
+           "schedule's other params); returns {valid, violations, time_us, baseline_us, "
+           "speedup, bound_us, fraction} (bound: the problem's, from its work)");
+  py::class_<python::Problem>(m, "Problem", "A problem (problems/): buffers, work, baseline")
+      .def(py::init([](const std::string& path) {
+             auto p = std::make_unique<python::Problem>();
+             p->problem = traces::load_problem(path);
+             return p;
+           }),
+           py::arg("path"))
+      .def_property_readonly("name", [](const python::Problem& p) { return p.problem.name; })
+      .def_property_readonly("summary", [](const python::Problem& p) { return p.problem.summary; })
+      .def_property_readonly("topologies",
+                             [](const python::Problem& p) { return p.problem.topologies; })
+      .def_property_readonly("baseline",
+                             [](const python::Problem& p) { return p.problem.baseline; })
+      .def_property_readonly("tuned", [](const python::Problem& p) { return p.problem.tuned; })
+      .def_property_readonly("shapes", [](const python::Problem& p) {
+        py::list out;
+        for (std::size_t s = 0; s < p.problem.shapes.size(); ++s) {
+          py::dict d;
+          for (const auto& [name, value] : traces::shape_defines(p.problem, s))
+            d[py::str(name)] = std::stoll(value);
+          out.append(d);
+        }
+        return out;
+      });
 }

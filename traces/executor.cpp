@@ -26,10 +26,11 @@ namespace {
 // the call was made (the walker has moved on since).
 struct Command {
   const Op* op = nullptr;
-  sim::Time ready;          // when the call that enqueued it returned
-  bool kernel = false;      // starts after launch.latency, launch.gap or launch.graph_node
-  bool graph_node = false;  // a kernel node of a graph after its first
-  sim::Duration wake;       // a kernel's extra start latency after its host slept
+  sim::Time ready;            // when the call that enqueued it returned
+  bool kernel = false;        // starts after launch.latency, launch.gap or launch.graph_node
+  bool graph_node = false;    // a kernel node of a graph after its first
+  sim::Duration wake;         // a kernel's extra start latency after its host slept
+  std::optional<Clock> host;  // the data check: what its host thread knew at the call
   // Begins it on the GPU, `launch` after now if it is a kernel; true when it finished at once.
   std::function<bool(sim::Duration launch)> start;
 };
@@ -42,9 +43,12 @@ struct Entry {
   std::vector<int> streams;  // rank -> stream index
   std::unique_ptr<CollectiveRun> run;
   nccl::Launch launch;
-  int kernel = -1;        // launch.kernel's index in the schedule's kernel set
-  int root = 0;           // broadcast, reduce
-  std::int64_t base = 0;  // the communicator's flag count before it (nccl/kernels.yaml)
+  int kernel = -1;                   // launch.kernel's index in the schedule's kernel set
+  int root = 0;                      // broadcast, reduce
+  std::int64_t base = 0;             // the communicator's flag count before it (nccl/kernels.yaml)
+  std::pair<int, int> key;           // stream definition, its number in the stream
+  const CollectiveOp* op = nullptr;  // its data, for the data check
+  const sim::SourceLocation* where = nullptr;
   sim::Time begin = sim::Time::max();
   sim::Time end = sim::Time::zero();
 };
@@ -72,6 +76,7 @@ struct StreamRun {
   CollectiveRun* collective = nullptr;
   const Entry* nccl = nullptr;  // the NCCL collective whose kernel it runs
   int launch = -1;              // the kernel launch it is in, for reports
+  DataCheck::Agent agent = 0;   // in the data check, when the run is checked
   bool done = false;
   sim::Time end;
 };
@@ -82,7 +87,8 @@ struct HostThread {
   sim::Time free;                             // when its last call returns
   int blocked_by = -1;                        // the stream whose sync holds it
   std::deque<std::function<void()>> pending;  // calls made while it was blocked
-  sim::Duration slept;  // asleep this long since its last API call (sleep ops; 0: awake)
+  sim::Duration slept;         // asleep this long since its last API call (sleep ops; 0: awake)
+  DataCheck::Agent agent = 0;  // in the data check, when the run is checked
 };
 
 using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
@@ -93,7 +99,7 @@ class Executor {
  public:
   Executor(const Schedule& s, const Env& params, sim::Engine& engine, sim::FluidNetwork& net,
            Interconnect& fabric, const models::HardwareSpec& hw, models::ResourceCatalog* catalog,
-           CollectiveTransport transport, std::int64_t max_ops)
+           CollectiveTransport transport, std::int64_t max_ops, bool check)
       : s_(s), engine_(engine), fabric_(fabric), hw_(hw), transport_(transport), budget_(max_ops) {
     Env base = params;
     base.resize(static_cast<std::size_t>(s.slot_count), 0);
@@ -106,11 +112,13 @@ class Executor {
       world_ = static_cast<int>(w);
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
+    if (check) check_ = std::make_unique<DataCheck>(s.kernels, base, s.rank_slot, world_);
     gpus_.reserve(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
     if (!s.kernels.kernels.empty())
-      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_);
+      kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_,
+                                                check_.get());
     rank_streams_.resize(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
@@ -123,6 +131,7 @@ class Executor {
         run.thread = thread_index(def.host ? def.host->eval(base) : r);
         run.env = base;
         run.walker = Walker<Op>(def.ops);
+        if (check_) run.agent = check_->stream_agent(r, def.name);
         rank_streams_[static_cast<std::size_t>(r)].push_back(static_cast<int>(streams_.size()));
         streams_.push_back(std::move(run));
       }
@@ -140,6 +149,7 @@ class Executor {
     out.recorded = std::move(event_results_);
     out.end = engine_.now();
     out.events = engine_.events_processed();
+    if (check_) out.check = CheckResult{check_->finish(), check_->flops()};
     for (const StreamRun& st : streams_) {
       const std::string& name = s_.streams[static_cast<std::size_t>(st.def)].name;
       if (st.done) {
@@ -185,7 +195,12 @@ class Executor {
     const auto it = std::find_if(threads_.begin(), threads_.end(),
                                  [id](const HostThread& t) { return t.id == id; });
     if (it != threads_.end()) return static_cast<int>(it - threads_.begin());
-    threads_.push_back({id, sim::Time::zero(), -1, {}, sim::Duration::zero()});
+    threads_.push_back({id,
+                        sim::Time::zero(),
+                        -1,
+                        {},
+                        sim::Duration::zero(),
+                        check_ ? check_->thread_agent(id) : 0});
     return static_cast<int>(threads_.size()) - 1;
   }
 
@@ -224,6 +239,10 @@ class Executor {
       for (Command& c : commands) c.wake = gpu;
       t.slept = sim::Duration::zero();
     }
+    if (check_ && !commands.empty()) {
+      const Clock known = check_->publish(t.agent);
+      for (Command& c : commands) c.host = known;
+    }
     const sim::Time begin = std::max(engine_.now(), t.free);
     if (cost > sim::Time::max() - begin)
       throw sim::ConfigError(stream(i).calling->where,
@@ -251,14 +270,18 @@ class Executor {
     StreamRun& st = stream(i);
     const EventKey key = event_key(st, record.event, st.rank);
     check_event_count(op);
-    host_call(
-        i, hw_.host.event_record, "cudaEventRecord", {only(op, false, [this, key](sim::Duration) {
-          events_.set(key, 1, false, [this](int waiter) { resume_later(waiter); });
-          event_results_.push_back({std::get<0>(key),
-                                    s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
-                                    std::get<2>(key), engine_.now()});
-          return true;
-        })});
+    host_call(i, hw_.host.event_record, "cudaEventRecord",
+              {only(op, false, [this, i, key](sim::Duration) {
+                if (check_) check_->release(stream(i).agent, event_check_key(key));
+                events_.set(key, 1, false, [this, key](int waiter) {
+                  if (check_) check_->acquire(stream(waiter).agent, event_check_key(key));
+                  resume_later(waiter);
+                });
+                event_results_.push_back(
+                    {std::get<0>(key), s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
+                     std::get<2>(key), engine_.now()});
+                return true;
+              })});
   }
 
   void call(int i, const Op& op, const WaitOp& wait) {
@@ -268,7 +291,10 @@ class Executor {
     check_event_count(op);
     host_call(i, hw_.host.stream_wait, "cudaStreamWaitEvent",
               {only(op, false, [this, i, key, rank](sim::Duration) {
-                if (events_.wait(key, 1, i)) return true;
+                if (events_.wait(key, 1, i)) {
+                  if (check_) check_->acquire(stream(i).agent, event_check_key(key));
+                  return true;
+                }
                 stream(i).waiting =
                     fmt::format("event '{}' (index {}) on rank {}",
                                 s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
@@ -355,6 +381,7 @@ class Executor {
     host_call(i, cost, "ncclCollective", {only(op, sm, [this, i, entry](sim::Duration launch) {
                 StreamRun& s = stream(i);
                 entry->streams[static_cast<std::size_t>(s.rank)] = i;
+                collective_data(i, *entry, false);
                 s.collective = entry->run.get();
                 s.collective->join(s.rank, launch);
                 return false;
@@ -380,6 +407,9 @@ class Executor {
     Entry e;
     e.kind = c.kind;
     e.bytes = bytes;
+    e.key = key;
+    e.op = &c;
+    e.where = &op.where;
     e.dtype = c.dtype;
     e.streams.assign(static_cast<std::size_t>(world_), -1);
     if (ideal) {
@@ -496,14 +526,18 @@ class Executor {
       entry->streams[static_cast<std::size_t>(st.rank)] = i;
       entry->begin = std::min(entry->begin, engine_.now());
       st.nccl = entry;
+      collective_data(i, *entry, false);
       const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(entry->kernel)];
       run_kernel(
           i, entry->kernel,
           nccl::launch_env(k, entry->launch, st.rank, world_, hw_.sm.count, entry->base, st.def),
-          start, to_string(entry->kind), [this, i, entry] {
+          start, to_string(entry->kind),
+          [this, i, entry] {
             stream(i).nccl = nullptr;
             entry->end = std::max(entry->end, engine_.now());
-          });
+            collective_data(i, *entry, true);
+          },
+          false);
       return false;
     });
   }
@@ -518,9 +552,17 @@ class Executor {
                                                    "rank {}: a copy engine copies to or from "
                                                    "its own GPU",
                                                    rank, src, dst));
-    return only(op, false, [this, i, rank, src, dst, bytes](sim::Duration) {
+    const int buffer = copy.data.buffer;
+    const std::int64_t region = copy.data.region ? copy.data.region->eval(env) : -1;
+    return only(op, false, [this, i, rank, src, dst, bytes, buffer, region, &op](sim::Duration) {
+      if (check_) check_->read(stream(i).agent, src, buffer, region, bytes, op.where, "memcpy");
       transfers_->copy(rank, src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy",
-                       [this, i] { op_done(i, "memcpy"); });
+                       [this, i, dst, bytes, buffer, region, &op] {
+                         if (check_)
+                           check_->write(stream(i).agent, dst, buffer, region, bytes, op.where,
+                                         "memcpy");
+                         op_done(i, "memcpy");
+                       });
       return false;
     });
   }
@@ -534,16 +576,17 @@ class Executor {
     return only(op, true, [this, i, kernel, env = std::move(env)](sim::Duration start) mutable {
       // The launch's slice is named by its kernel.
       run_kernel(i, kernel, std::move(env), start,
-                 s_.kernels.kernels[static_cast<std::size_t>(kernel)].name, {});
+                 s_.kernels.kernels[static_cast<std::size_t>(kernel)].name, {}, true);
       return false;
     });
   }
 
   // Launches `kernel` for stream i `start` from now; when its last CTA ends, `after` (if any)
   // runs, the launch is recorded and the stream's op ends with a slice named `label` (which must
-  // outlive the run).
+  // outlive the run). `checked`: the data check follows the launch (the schedule's kernels; a
+  // collective's are checked as the collective).
   void run_kernel(int i, int kernel, Env env, sim::Duration start, std::string_view label,
-                  std::function<void()> after) {
+                  std::function<void()> after, bool checked) {
     StreamRun& st = stream(i);
     const sim::Time begin = engine_.now();
     st.launch = kernels_->launch(
@@ -557,7 +600,8 @@ class Executor {
                std::string(s_.kernels.kernels[static_cast<std::size_t>(kernel)].name), begin,
                engine_.now()});
           op_done(i, label);
-        });
+        },
+        checked && check_ ? std::optional(st.agent) : std::nullopt);
   }
 
   // Events are keyed by name, index and rank: a loop-dependent index adds one per value. Bounded
@@ -593,6 +637,14 @@ class Executor {
     }
     st.syncing = false;
     HostThread& t = threads_[static_cast<std::size_t>(st.thread)];
+    if (check_) {  // the thread now knows what the streams it waited for did
+      if (device) {
+        for (int j : rank_streams_[static_cast<std::size_t>(st.rank)])
+          check_->acquire(t.agent, check_->publish(stream(j).agent));
+      } else {
+        check_->acquire(t.agent, check_->publish(st.agent));
+      }
+    }
     const sim::Time begin = engine_.now();
     t.free = begin + hw_.host.sync;
     t.blocked_by = -1;
@@ -626,6 +678,7 @@ class Executor {
                  c.wake;
       }
       st.running = c.op;
+      if (c.host) check_->acquire(st.agent, *c.host);
       began_[static_cast<std::size_t>(i)] = engine_.now();
       if (c.start(launch)) st.running = nullptr;
     }
@@ -642,11 +695,63 @@ class Executor {
   }
 
   void collective_rank_done(std::pair<int, int> key, int rank) {
-    const int i = collectives_.at(key).streams[static_cast<std::size_t>(rank)];
+    const Entry& e = collectives_.at(key);
+    const int i = e.streams[static_cast<std::size_t>(rank)];
+    collective_data(i, e, true);
     StreamRun& st = stream(i);
     const std::string_view label = to_string(st.collective->kind());
     st.collective = nullptr;
     op_done(i, label);
+  }
+
+  // The data a collective reads when rank i's part begins and writes when it ends (its `buffer`,
+  // in place, or into `output`), and its synchronisation: every rank's end happens-after every
+  // rank's begin (each rank's part needs data from all of them).
+  //   all_reduce, all_to_all: read the input, write the output, all of them;
+  //   all_gather: read region `rank` of the buffer in place (the whole input out of place),
+  //               write all of the output;
+  //   reduce_scatter: read all of the input, write region `rank` in place (all of the output
+  //               out of place);
+  //   broadcast: the root reads the input, every rank writes the output;
+  //   reduce: every rank reads the input, the root writes the output.
+  // An in-place all_gather or reduce_scatter needs its buffer in `world` regions.
+  void collective_data(int i, const Entry& e, bool end) {
+    if (!check_) return;
+    const StreamRun& st = stream(i);
+    const DataCheck::SyncKey key{DataCheck::collective, e.key.first, e.key.second, 0};
+    const int in = e.op->buffer;
+    const int out = e.op->output >= 0 ? e.op->output : in;
+    const bool in_place = e.op->output < 0;
+    const bool root = st.rank == e.root;
+    std::int64_t mine = -1;  // the region of an in-place all_gather's input or reduce_scatter's
+    if (in >= 0 && in_place &&
+        (e.kind == CollectiveKind::all_gather || e.kind == CollectiveKind::reduce_scatter)) {
+      if (check_->regions(st.rank, in) != world_)
+        throw sim::ConfigError(
+            *e.where,
+            fmt::format("an in-place {} has rank r's part in region r of buffer '{}': declare it "
+                        "with `regions: world` ({} regions), or name an `output`",
+                        to_string(e.kind), s_.kernels.buffers[static_cast<std::size_t>(in)].name,
+                        world_));
+      mine = st.rank;
+    }
+    const char* kind = to_string(e.kind).data();
+    if (!end) {
+      const bool reads = e.kind != CollectiveKind::broadcast || root;
+      if (reads)
+        check_->read(st.agent, st.rank, in, e.kind == CollectiveKind::all_gather ? mine : -1, -1,
+                     *e.where, kind);
+      check_->release(st.agent, key);
+      return;
+    }
+    check_->acquire(st.agent, key);
+    if (e.kind != CollectiveKind::reduce || root)
+      check_->write(st.agent, st.rank, out, e.kind == CollectiveKind::reduce_scatter ? mine : -1,
+                    -1, *e.where, kind);
+  }
+
+  static DataCheck::SyncKey event_check_key(const EventKey& key) {
+    return {DataCheck::event, std::get<0>(key), std::get<1>(key), std::get<2>(key)};
   }
 
   int check_rank(const Expr& e, const Env& env) const {
@@ -737,6 +842,7 @@ class Executor {
   std::vector<KernelResult> kernel_results_;
   std::vector<EventResult> event_results_;
   std::uint64_t copy_hint_ = 0;
+  std::unique_ptr<DataCheck> check_;  // `mgsim check`'s, when the run is checked
 };
 
 }  // namespace
@@ -744,8 +850,8 @@ class Executor {
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
                   sim::FluidNetwork& net, Interconnect& fabric,
                   const models::HardwareSpec& hardware, models::ResourceCatalog* catalog,
-                  CollectiveTransport transport, std::int64_t max_ops) {
-  Executor ex(schedule, params, engine, net, fabric, hardware, catalog, transport, max_ops);
+                  CollectiveTransport transport, std::int64_t max_ops, bool check) {
+  Executor ex(schedule, params, engine, net, fabric, hardware, catalog, transport, max_ops, check);
   return ex.run();
 }
 

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "sim/fluid.hpp"
 #include "sim/units.hpp"
 #include "traces/collective.hpp"
+#include "traces/data_check.hpp"
 #include "traces/schedule.hpp"
 #include "traces/transfers.hpp"
 #include "traces/walker.hpp"
@@ -89,6 +91,12 @@ struct KernelResult {
   sim::Time begin, end;
 };
 
+// What `mgsim check` found in a run (traces/data_check.hpp).
+struct CheckResult {
+  std::vector<Violation> violations;
+  std::vector<std::int64_t> flops;  // mma and mainloop flops per rank
+};
+
 struct RunResult {
   int world = 0;
   std::vector<StreamResult> streams;  // finished streams, by rank then stream order in the file
@@ -98,6 +106,7 @@ struct RunResult {
   std::vector<BlockedStream> blocked;         // non-empty: the schedule deadlocked
   sim::Time end;                              // the last event
   std::uint64_t events = 0;
+  std::optional<CheckResult> check;  // when the run was checked
 };
 
 // `params` from param_values(). The world is the schedule's `world` or the fabric's GPU count;
@@ -109,6 +118,6 @@ RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engi
                   sim::FluidNetwork& net, Interconnect& fabric,
                   const models::HardwareSpec& hardware, models::ResourceCatalog* catalog = nullptr,
                   CollectiveTransport transport = CollectiveTransport::sm_copies,
-                  std::int64_t max_ops = OpBudget::kDefaultLimit);
+                  std::int64_t max_ops = OpBudget::kDefaultLimit, bool check = false);
 
 }  // namespace mgsim::traces

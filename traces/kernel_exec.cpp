@@ -6,15 +6,18 @@
 namespace mgsim::traces {
 
 KernelRunner::KernelRunner(const KernelSet& kernels, sim::Engine& engine, sim::FluidNetwork& net,
-                           Interconnect& fabric, std::span<models::Gpu> gpus, OpBudget& budget)
+                           Interconnect& fabric, std::span<models::Gpu> gpus, OpBudget& budget,
+                           DataCheck* check)
     : runner_(
-          std::make_unique<kernel::Runner>(kernels, engine, net, fabric, gpus, budget, stats_)) {}
+          std::make_unique<kernel::Runner>(kernels, engine, net, fabric, gpus, budget, stats_)) {
+  runner_->check = check;
+}
 
 KernelRunner::~KernelRunner() = default;
 
 int KernelRunner::launch(int rank, int kernel, Env env, sim::Duration start,
-                         std::function<void()> done) {
-  return kernel::launch(*runner_, rank, kernel, std::move(env), start, std::move(done));
+                         std::function<void()> done, std::optional<DataCheck::Agent> stream) {
+  return kernel::launch(*runner_, rank, kernel, std::move(env), start, std::move(done), stream);
 }
 
 std::string KernelRunner::blocked_reason(int id) const {

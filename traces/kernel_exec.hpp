@@ -31,12 +31,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "models/gpu.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
+#include "traces/data_check.hpp"
 #include "traces/kernel_schedule.hpp"
 #include "traces/transfers.hpp"
 
@@ -54,16 +56,22 @@ class KernelRunner {
   // runner); the world is gpus.size(). Every role op is charged to `budget`, the run's one op
   // budget (traces/walker.hpp), which must outlive the runner.
   // REQUIRES: gpus non-empty, all of one HardwareSpec.
+  // With `check`, launches from a checked stream report their data to it (it must outlive the
+  // runner).
   KernelRunner(const KernelSet& kernels, sim::Engine& engine, sim::FluidNetwork& net,
-               Interconnect& fabric, std::span<models::Gpu> gpus, OpBudget& budget);
+               Interconnect& fabric, std::span<models::Gpu> gpus, OpBudget& budget,
+               DataCheck* check = nullptr);
   ~KernelRunner();
   KernelRunner(const KernelRunner&) = delete;
   KernelRunner& operator=(const KernelRunner&) = delete;
 
   // Launches kernel `kernel` on `rank`, its CTAs placed `start` from now. `env` has the kernel's
   // slot_count slots with params, rank, world and the args filled in. `done` runs when the last
-  // CTA has finished. Returns an id for blocked_reason().
-  int launch(int rank, int kernel, Env env, sim::Duration start, std::function<void()> done);
+  // CTA has finished. `stream`: the data check's agent of the launching stream (none: the
+  // launch is not checked, as NCCL's kernels are not: their collective is). Returns an id for
+  // blocked_reason().
+  int launch(int rank, int kernel, Env env, sim::Duration start, std::function<void()> done,
+             std::optional<DataCheck::Agent> stream = std::nullopt);
 
   // Why launch `id` has not finished (for deadlock reports): the first blocked role, naming
   // rank, kernel, CTA, role and what it waits on, and how many more are blocked.

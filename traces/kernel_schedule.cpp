@@ -202,12 +202,11 @@ class KernelParser {
                     is_reduce ? std::vector<std::string>{"multimem"} : kViaNames.names());
       op.via = *via;
     }
-    if (auto b = r.optional("buffer")) {
-      const std::string name = b->as_string();
-      if (!is_identifier(name)) b->fail(fmt::format("'{}' cannot name a buffer", name));
-      op.buffer = intern(set_.buffer_names, name);
+    if (auto b = r.optional("buffer")) op.data.buffer = set_.buffer(*b, b->as_string());
+    if (auto g = r.optional("region")) {
+      if (op.data.buffer < 0) g->fail("a region is a part of a buffer: name the 'buffer' too");
+      op.data.region = Expr::parse(*g, scope_);
     }
-    if (auto g = r.optional("region")) op.region = Expr::parse(*g, scope_);
     for (auto [key, field] : {std::pair{"threads", &op.threads}, std::pair{"vector", &op.vector},
                               std::pair{"unroll", &op.unroll}}) {
       auto n = r.optional(key);
@@ -278,6 +277,23 @@ class KernelParser {
     op.m = Expr::parse(r.required("m"), scope_);
     op.n = Expr::parse(r.required("n"), scope_);
     op.k = Expr::parse(r.required("k"), scope_);
+    if (auto a = r.optional("a")) op.a = parse_operand(*a);
+    if (auto b = r.optional("b")) op.b = parse_operand(*b);
+  }
+
+  // An operand's data: a buffer's name, or {buffer, region}.
+  BufferRef parse_operand(const sim::Node& node) {
+    BufferRef ref;
+    if (node.is_scalar()) {
+      ref.buffer = set_.buffer(node, node.as_string());
+      return ref;
+    }
+    sim::MapReader r(node, "operand");
+    const sim::Node b = r.required("buffer");
+    ref.buffer = set_.buffer(b, b.as_string());
+    if (auto g = r.optional("region")) ref.region = Expr::parse(*g, scope_);
+    r.finish();
+    return ref;
   }
 
   MmaOp parse_mma(const sim::Node& node) {
@@ -405,6 +421,19 @@ int KernelSet::find(const std::string& name) const {
   for (std::size_t i = 0; i < kernels.size(); ++i)
     if (kernels[i].name == name) return static_cast<int>(i);
   return -1;
+}
+
+int KernelSet::buffer(const sim::Node& at, const std::string& name) const {
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].name == name) return static_cast<int>(i);
+  std::vector<std::string> names;
+  for (const BufferDef& b : buffers) names.push_back(b.name);
+  if (names.empty())
+    at.fail(
+        fmt::format("buffer '{}' is not declared: declare it under the top-level "
+                    "'buffers:' (docs/LANGUAGE.md, Buffers)",
+                    name));
+  fail_choice(at, "buffer", name, names);
 }
 
 KernelSet parse_kernels(const sim::Node& node, const Scope& host) {

@@ -27,16 +27,19 @@
 //
 // Ops of a role (each may carry `if: EXPR`):
 //   load / store {bytes, peer (rank; default local), via: tma|ldst|multimem (default tma),
-//                 buffer (name), region (expr)}       a transfer between HBM and the SM
+//                 buffer (a name under `buffers:`), region (expr; default every region)}
+//                 a transfer between HBM and the SM
 //   load ... working_set (bytes, optional)            the bytes the access pattern re-reads:
 //                 part of the load hits the owner's L2 (models::L2Spec::hit_fraction); without
 //                 it every byte comes from HBM (data streamed once)
 //   store ... add (bool, default false, via tma only)  a store-add (cp.reduce.async.bulk .add): the
 //                 destination's L2 adds the bytes into memory (read-modify-write)
 //   reduce {bytes, via: multimem (the only choice), buffer, region}   in-network reduction
-//   mma {m, n, k, dtype}                              2*m*n*k flops on the SM's tensor pipe
+//   mma {m, n, k, dtype, a, b}                        2*m*n*k flops on the SM's tensor pipe;
+//                 a, b: the operands' buffer (a name, or {buffer, region}), for `mgsim check`
 //   compute {flops, dtype (default fp32)} | {cycles}  flops on the SM's pipe, or a fixed delay
-//   mainloop {m, n, k, k_tile, stages, dtype, peer?}  a pipelined TMA+MMA K-loop (see kernel_exec)
+//   mainloop {m, n, k, k_tile, stages, dtype, peer?, a, b}   a pipelined TMA+MMA K-loop
+//                 (see kernel_exec); a, b as for mma
 //   signal {flag, index (default 0), rank (default local), value | add}   set or add to a flag
 //   wait {flag, index (default 0), value, rank (default local)}           block until flag >= value
 //   arrive {barrier}  /  sync {barrier, count (default 1)}   CTA-local barrier between roles: the
@@ -48,8 +51,8 @@
 // threads, registers, shared_memory or args) and loop variables.
 // Everything resolves when the file is read (unknown names and keys are ConfigErrors naming
 // file:line:column with the nearest valid name); values are evaluated lazily, when a role reaches
-// the op. Buffers and regions are recorded for static checks of a schedule (not built yet)
-// and cost nothing.
+// the op. Buffers and regions cost nothing: they say which data an op reads and writes, for
+// `mgsim check` (traces/data_check.hpp).
 #pragma once
 
 #include <cstdint>
@@ -72,13 +75,34 @@ std::string_view to_string(Via v);
 // std::variant (an op is exactly one kind; no field of another kind can be set). Each kind's
 // kName is its key in the YAML, which the timeline and messages show.
 
+// A named piece of memory (the schedule's top-level `buffers:`, traces/schedule.hpp): one
+// instance on every rank (symmetric memory), in `regions` equal parts. What it holds when the
+// run starts (`input`) and must hold at its end (`output`) are expressions over the params,
+// `rank`, `world` and `region`, nonzero for the regions they cover.
+struct BufferDef {
+  std::string name;
+  sim::SourceLocation where;
+  Expr bytes;    // per rank
+  Expr regions;  // default 1
+  std::optional<Expr> input, output;
+  // The inputs an output's data must come from: (buffer index, every rank's or only its own).
+  std::vector<std::pair<int, bool>> needs;
+  int region_slot = 0;  // where `region` is bound for input and output
+  bool given = false;   // declared by a problem (traces/problem.hpp), not by the schedule
+};
+
+// The data an op reads or writes: a buffer and one of its regions (every region when unset).
+struct BufferRef {
+  int buffer = -1;  // index into KernelSet::buffers; -1 when not named (not checked)
+  std::optional<Expr> region;
+};
+
 // What load, store and reduce share: a transfer between memory and the SM.
 struct TransferOp {
   Expr bytes;
   std::optional<Expr> peer;  // the rank whose memory it reads or writes; default this rank
   Via via = Via::tma;
-  int buffer = -1;  // index into KernelSet::buffer_names, -1 when not named
-  std::optional<Expr> region;
+  BufferRef data;
   // ld/st and multimem: what sets the bytes in flight (threads x vector x unroll), each defaulted
   // when omitted: the CTA's threads, 16 B (a 128-bit access), 4 accesses in flight per thread.
   std::optional<Expr> threads, vector, unroll;
@@ -109,6 +133,7 @@ struct ReduceOp : TransferOp {
 struct MmaShape {
   Expr m, n, k;
   models::Dtype dtype = models::Dtype::bf16;
+  BufferRef a, b;  // the operands' data (m x k and k x n elements), when named
 };
 
 struct MmaOp : MmaShape {
@@ -223,16 +248,18 @@ struct KernelDef {
 struct KernelSet {
   std::vector<KernelDef> kernels;
   std::vector<std::string> flag_names;
-  std::vector<std::string> buffer_names;
-  // The index of `name`, or -1.
+  std::vector<BufferDef> buffers;  // the schedule's `buffers:` (a problem's first)
+  // The index of kernel `name`, or -1.
   int find(const std::string& name) const;
+  // The index of buffer `name`; a ConfigError at `at` naming the declared buffers otherwise.
+  int buffer(const sim::Node& at, const std::string& name) const;
 };
 
 // Parses the `kernels:` mapping. `host` is the scope of the schedule's top level (params, rank,
 // world in their slots); kernel slots continue after them.
 KernelSet parse_kernels(const sim::Node& node, const Scope& host);
-// The same, appending to `set`: its kernels after those already there, flag and buffer names
-// shared with them.
+// The same, appending to `set`: its kernels after those already there, flag names shared with
+// them, buffers named in ops looked up in set.buffers.
 void parse_kernels_into(const sim::Node& node, const Scope& host, KernelSet& set);
 
 // The env a launch of `k` starts from (the CTA's and loops' slots still 0): the host's first

@@ -238,4 +238,43 @@ std::string deadlock_summary(const std::string& schedule, const RunResult& run) 
       b.where.column, b.rank, b.stream, b.waiting_for);
 }
 
+std::string violations_text(const std::vector<Violation>& violations) {
+  std::string out;
+  for (const Violation& v : violations)
+    out += fmt::format("{}:{}:{}: {}: {}{}\n", v.where.file, v.where.line, v.where.column, v.kind,
+                       v.message, v.count > 1 ? fmt::format(" ({} times)", v.count) : "");
+  return out;
+}
+
+std::string violations_json(const std::vector<Violation>& violations) {
+  std::string out;
+  sim::JsonWriter j(out, sim::JsonWriter::Style::compact);
+  j.array();
+  for (const Violation& v : violations) {
+    j.object();
+    j.key("kind").value(v.kind).key("file").value(v.where.file);
+    j.key("line").value(v.where.line).key("column").value(v.where.column);
+    j.key("message").value(v.message).key("count").value(v.count);
+    j.end();
+  }
+  j.end();
+  return out;
+}
+
+std::string evaluation_json(const Evaluation& e, sim::Duration baseline) {
+  const double time = e.result.run.end.since_start().microseconds();
+  std::string out;
+  sim::JsonWriter j(out, sim::JsonWriter::Style::compact);
+  j.object();
+  j.key("valid").raw(e.valid() ? "true" : "false");
+  j.key("time_us").value_shortest(time);
+  j.key("baseline_us").value_shortest(baseline.microseconds());
+  j.key("speedup").value_shortest(baseline.microseconds() / time);
+  j.key("bound_us").value_shortest(e.bound.microseconds());
+  j.key("fraction").value_shortest(e.bound.microseconds() / time);
+  j.key("violations").raw(violations_json(e.violations));
+  j.end();
+  return out;
+}
+
 }  // namespace mgsim::traces

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/problem.hpp"
 #include "traces/simulation.hpp"
 
 namespace mgsim::traces {
@@ -54,5 +55,13 @@ std::string bound_json(const ReportHeader& h, const Result& run);
 std::string deadlock_report(const std::string& schedule, const RunResult& run);
 // The same in one line, naming the first blocked stream and how many there are.
 std::string deadlock_summary(const std::string& schedule, const RunResult& run);
+
+// `mgsim check`'s findings: one line each, "file:line:column: kind: message (N times)".
+std::string violations_text(const std::vector<Violation>& violations);
+// As a JSON array of {"kind", "file", "line", "column", "message", "count"}.
+std::string violations_json(const std::vector<Violation>& violations);
+// A schedule's evaluation against a problem, its baseline's time beside it: {"valid", "time_us",
+// "baseline_us", "speedup", "bound_us", "fraction", "violations"}.
+std::string evaluation_json(const Evaluation& e, sim::Duration baseline);
 
 }  // namespace mgsim::traces

@@ -52,7 +52,7 @@ class Parser {
  public:
   explicit Parser(Schedule& s) : s_(s) {}
 
-  void parse(const sim::Node& root) {
+  void parse(const sim::Node& root, const sim::Node* given_buffers) {
     if (root.is_null()) root.fail("the schedule is empty");
     sim::MapReader top(root, "schedule");
     s_.params_where = root.location();
@@ -63,9 +63,12 @@ class Parser {
     s_.rank_slot = scope_.add("rank");
     s_.world_slot = scope_.add("world");
     max_slots_ = scope_.size();
+    // Buffers before the ops that name them; a problem's before the schedule's own.
+    if (given_buffers) parse_buffers(*given_buffers, true);
+    if (auto buffers = top.optional("buffers")) parse_buffers(*buffers, false);
     // Kernels before streams, so that a launch can check the kernel's name and arguments.
     if (auto kernels = top.optional("kernels")) {
-      s_.kernels = parse_kernels(*kernels, scope_);
+      parse_kernels_into(*kernels, scope_, s_.kernels);
       check_reserved(*kernels);
     }
     parse_streams(top.required("streams"));
@@ -102,6 +105,68 @@ class Parser {
                                fmt::format("flag name '{}': names starting '{}' are NCCL's "
                                            "flags (docs/NCCL.md)",
                                            flag, nccl::kReservedPrefix));
+  }
+
+  // `buffers: {NAME: {bytes, regions, input, output}}`; `given`: a problem's (traces/problem.hpp),
+  // which replace the schedule's own of the same name (so a schedule that runs alone can serve a
+  // problem), and beside which its other buffers are scratch: no `input` (what a schedule says
+  // is valid at the start is not evidence).
+  void parse_buffers(const sim::Node& node, bool given) {
+    sim::MapReader reader(node, "buffers");
+    std::vector<std::pair<std::size_t, sim::Node>> needs;
+    for (auto& [name, body] : reader.rest()) {
+      if (!is_identifier(name) || scope_.find(name) >= 0)
+        body.fail(
+            fmt::format("'{}' cannot name a buffer (an identifier that is not a param, "
+                        "rank or world)",
+                        name));
+      const std::string wanted = name;  // clang 14 cannot capture a structured binding
+      const auto same = std::find_if(s_.kernels.buffers.begin(), s_.kernels.buffers.end(),
+                                     [&](const BufferDef& b) { return b.name == wanted; });
+      if (same != s_.kernels.buffers.end()) {
+        if (same->given) continue;
+        body.fail(fmt::format("buffer '{}' is declared twice", name));
+      }
+      sim::MapReader r(body, "buffer");
+      BufferDef b;
+      b.name = name;
+      b.where = body.location();
+      b.given = given;
+      b.bytes = Expr::parse(r.required("bytes"), scope_);
+      b.regions = Expr::constant(1, body.location());
+      if (auto n = r.optional("regions")) b.regions = Expr::parse(*n, scope_);
+      const int outer = scope_.size();
+      b.region_slot = scope_.add("region");
+      max_slots_ = std::max(max_slots_, scope_.size());
+      for (auto [key, field] : {std::pair{"input", &b.input}, std::pair{"output", &b.output}}) {
+        auto n = r.optional(key);
+        if (!n) continue;
+        if (field == &b.input && !given &&
+            std::any_of(s_.kernels.buffers.begin(), s_.kernels.buffers.end(),
+                        [](const BufferDef& d) { return d.given; }))
+          n->fail(
+              fmt::format("under a problem only its buffers hold inputs: '{}' is scratch", name));
+        *field = Expr::parse(*n, scope_);
+      }
+      scope_.truncate(outer);
+      if (auto n = r.optional("needs")) needs.emplace_back(s_.kernels.buffers.size(), *n);
+      r.finish();
+      s_.kernels.buffers.push_back(std::move(b));
+    }
+    reader.finish();
+    // `needs: {NAME: all | own}`, once every buffer is known.
+    for (const auto& [index, node] : needs) {
+      BufferDef& b = s_.kernels.buffers[index];
+      if (!b.output) node.fail("'needs' says what an output comes from: add 'output'");
+      sim::MapReader nr(node, "needs");
+      for (auto& [name, which] : nr.rest()) {
+        const int from = s_.kernels.buffer(which, name);
+        const std::string w = which.as_string();
+        if (w != "all" && w != "own") fail_choice(which, "needs", w, {"all", "own"});
+        b.needs.emplace_back(from, w == "all");
+      }
+      nr.finish();
+    }
   }
 
   void parse_params(const sim::Node& node) {
@@ -312,6 +377,11 @@ class Parser {
     m.bytes = Expr::parse(r.required("bytes"), scope_);
     if (auto n = r.optional("src")) m.src = Expr::parse(*n, scope_);
     if (auto n = r.optional("dst")) m.dst = Expr::parse(*n, scope_);
+    if (auto b = r.optional("buffer")) m.data.buffer = s_.kernels.buffer(*b, b->as_string());
+    if (auto g = r.optional("region")) {
+      if (m.data.buffer < 0) g->fail("a region is a part of a buffer: name the 'buffer' too");
+      m.data.region = Expr::parse(*g, scope_);
+    }
     r.finish();
     return m;
   }
@@ -409,6 +479,11 @@ class Parser {
     }
     if (rooted && ideal)
       algorithm->fail("the ideal ring has no broadcast or reduce: `auto` runs NCCL's");
+    if (auto b = r.optional("buffer")) c.buffer = s_.kernels.buffer(*b, b->as_string());
+    if (auto o = r.optional("output")) {
+      c.output = s_.kernels.buffer(*o, o->as_string());
+      if (c.buffer < 0) o->fail("an output buffer needs the input 'buffer' too");
+    }
     if (!ideal) s_.nccl = true;
     r.finish();
     ++s_.collective_count;
@@ -435,10 +510,10 @@ class Parser {
 std::string_view to_string(CollectiveKind k) { return kCollectiveNames.name(k); }
 std::string_view to_string(CollectiveAlgorithm a) { return kAlgorithmNames.name(a); }
 
-Schedule load_schedule(const sim::Node& root) {
+Schedule load_schedule(const sim::Node& root, const sim::Node* given_buffers) {
   Schedule s;
   s.file = root.file();
-  Parser(s).parse(root);
+  Parser(s).parse(root, given_buffers);
   return s;
 }
 

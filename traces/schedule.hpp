@@ -8,6 +8,9 @@
 //   sweep: {param: SIZE, from: 64KiB, to: 1GiB, factor: 2}   # optional: one run per value
 //                             #   (a -D of SIZE runs once instead; traces/simulation.hpp)
 //   world: 8                    # ranks taking part (default: the topology's GPU count)
+//   buffers:                    # the data ops name (`buffer:`), for `mgsim check`: one instance
+//     A: {bytes: M * K * 2, regions: world, input: region == rank}   # per rank, in `regions`
+//     C: {bytes: M * N * 2, output: 1}      # parts; input/output: regions valid at start / end
 //   streams:
 //     - name: main              # one instance per rank (rank = 0 .. world-1) ...
 //       if: rank < 2            # ... whose optional condition holds
@@ -86,6 +89,7 @@ struct MemcpyOp {
   Expr bytes;
   std::optional<Expr> src;  // default: this rank
   std::optional<Expr> dst;  // default: this rank
+  BufferRef data;           // read on src, written on dst (for `mgsim check`)
 };
 
 struct RecordOp {
@@ -112,6 +116,10 @@ struct CollectiveOp {
   std::optional<Expr> chunk;               // ideal_ring only: pipelining granularity
   std::optional<Expr> root;                // broadcast and reduce: the root rank (default 0)
   Dtype dtype;
+  // The data (indices into KernelSet::buffers; -1: not named), for `mgsim check`: `buffer` is
+  // read, and written in place unless `output` is named (traces/data_check.hpp says which
+  // regions each collective reads and writes).
+  int buffer = -1, output = -1;
 };
 
 // Runs kernel `kernel` (an index into Schedule::kernels.kernels); the stream continues when its
@@ -192,7 +200,9 @@ struct Schedule {
   KernelSet kernels;         // the `kernels:` section (empty when absent)
 };
 
-Schedule load_schedule(const sim::Node& root);
+// `given_buffers`: a problem's `buffers:` (traces/problem.hpp), parsed in the schedule's scope
+// before its own.
+Schedule load_schedule(const sim::Node& root, const sim::Node* given_buffers = nullptr);
 Schedule load_schedule_file(const std::string& path);
 
 // Values of the params after applying `overrides` ("NAME", "value" as written after -D, with

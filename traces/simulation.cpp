@@ -83,7 +83,7 @@ Limits parse_limits(const sim::Node& node, Limits base) {
 }
 
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
-                sim::TraceSink* trace, const Limits& limits) {
+                sim::TraceSink* trace, const Limits& limits, bool check) {
   sim::Engine engine;
   if (trace) engine.set_trace(trace);
   guard(engine, limits, schedule.file);
@@ -94,7 +94,7 @@ Result simulate(const Schedule& schedule, const Env& params, const Machine& mach
   register_fabric(catalog, fabric, machine.topology());
   Result out;
   out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog,
-                    CollectiveTransport::sm_copies, limits.max_ops);
+                    CollectiveTransport::sm_copies, limits.max_ops, check);
   out.roofline = compute_roofline(catalog, net, out.run.end.since_start());
   return out;
 }
@@ -122,23 +122,23 @@ std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& d
 }
 
 Run run_one(const Schedule& schedule, const Overrides& defines, const Machine& machine,
-            sim::TraceSink* trace, const Limits& limits) {
+            sim::TraceSink* trace, const Limits& limits, bool check) {
   const Env params = param_values(schedule, defines);
   Run run;
   for (std::size_t p = 0; p < schedule.params.size(); ++p)
     run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
-  run.result = simulate(schedule, params, machine, trace, limits);
+  run.result = simulate(schedule, params, machine, trace, limits, check);
   return run;
 }
 
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
-                            sim::TraceSink* trace, const Limits& limits) {
+                            sim::TraceSink* trace, const Limits& limits, bool check) {
   const std::vector<Overrides> points = sweep_points(schedule, defines, sweep);
   std::vector<Run> runs;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    runs.push_back(
-        run_one(schedule, points[i], machine, i + 1 == points.size() ? trace : nullptr, limits));
+    runs.push_back(run_one(schedule, points[i], machine, i + 1 == points.size() ? trace : nullptr,
+                           limits, check));
     if (runs.back().result.deadlocked()) break;
   }
   return runs;

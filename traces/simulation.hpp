@@ -77,9 +77,10 @@ struct Result {
 };
 
 // Runs `schedule` with `params` (param_values()) on `machine` within `limits`. `trace`, if set,
-// receives the run's slices and counters. Throws what execute() throws.
+// receives the run's slices and counters; with `check`, the run is followed by the data check
+// (traces/data_check.hpp) and its result is in run.check. Throws what execute() throws.
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
-                sim::TraceSink* trace = nullptr, const Limits& limits = {});
+                sim::TraceSink* trace = nullptr, const Limits& limits = {}, bool check = false);
 
 // (name, value) pairs as written after -D, with units allowed ("SIZE", "64MiB").
 using Overrides = std::vector<std::pair<std::string, std::string>>;
@@ -92,7 +93,7 @@ struct Run {
 
 // One run of `schedule` with its params set by `defines` (the schedule's own sweep ignored).
 Run run_one(const Schedule& schedule, const Overrides& defines, const Machine& machine,
-            sim::TraceSink* trace = nullptr, const Limits& limits = {});
+            sim::TraceSink* trace = nullptr, const Limits& limits = {}, bool check = false);
 
 // The param settings a run visits: one per value of the sweep, or one when there is none.
 // `sweep` (from the command line) replaces the schedule's own. `defines` always win: a define of
@@ -105,6 +106,7 @@ std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& d
 // point ends the sweep: it is the last Run returned.
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
-                            sim::TraceSink* trace = nullptr, const Limits& limits = {});
+                            sim::TraceSink* trace = nullptr, const Limits& limits = {},
+                            bool check = false);
 
 }  // namespace mgsim::traces

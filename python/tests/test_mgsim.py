@@ -107,3 +107,33 @@ def test_a_machine_with_topology_params():
     assert two_nodes.gpus == 16
     with pytest.raises(mgsim.ConfigError):
         mgsim.Machine("no-such-topology")
+
+
+# `mgsim check` in process: the reward-hack schedules of tests/cli/hacks/ (docs/CHECK.md).
+HACKS = ROOT / "tests" / "cli" / "hacks"
+
+
+def test_run_with_check_reports_violations(hgx):
+    text = (HACKS / "flag_reuse.yaml").read_text()
+    assert hgx.run(text, check=True)["valid"]
+    r = hgx.run(text, params={"RESET": 0}, check=True, name="flag_reuse.yaml")
+    assert not r["valid"]
+    assert [v["kind"] for v in r["violations"]] == ["stale_wait", "early_read"]
+    assert r["violations"][0]["file"] == "flag_reuse.yaml"
+
+
+def test_evaluate_scores_against_the_problem_and_refuses_hacks(hgx):
+    problem = mgsim.Problem(str(HACKS / "ag_gemm.problem.yaml"))
+    assert problem.name == "ag_gemm_small"
+    assert problem.shapes == [{"M": 2048, "N": 1024, "K": 1024}]
+    text = (HACKS / "ag_gemm.yaml").read_text()
+    honest = hgx.evaluate(problem, text)
+    assert honest["valid"] and honest["violations"] == []
+    assert honest["speedup"] == pytest.approx(honest["baseline_us"] / honest["time_us"])
+    assert 0 < honest["fraction"] <= 1
+    hacked = hgx.evaluate(problem, text, params={"KDIV": 8})
+    assert not hacked["valid"]
+    assert "missing_flops" in [v["kind"] for v in hacked["violations"]]
+    assert hacked["baseline_us"] == honest["baseline_us"]  # measured once, then reused
+    with pytest.raises(mgsim.ConfigError, match="param of problem"):
+        hgx.evaluate(problem, text, params={"M": 4096})

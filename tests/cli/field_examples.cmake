@@ -37,9 +37,9 @@ mgsim_cli_test(field.ag_gemm.collective 0 "total: 1111.452199 us (1111452199 ps)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ag_gemm.copy_engine 0 "total: 722.192832 us (722192832 ps)"
+mgsim_cli_test(field.ag_gemm.copy_engine 0 "total: 760.272048 us (760272048 ps)"
   run examples/kernels/ag_gemm_copy_engine.yaml --topology hgx-h200-8 -D M=16384)
-mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 936.071952 us (936071952 ps)"
+mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 985.877856 us (985877856 ps)"
   run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 -D M=16384)
 
 # GEMM + all-reduce, inter-SM, NVSwitch in-network reduction (4096 x 4096 x 2048 per rank).
@@ -63,16 +63,16 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 
 # Sequence parallel attention, S = 32768, 8 heads of 128: ring (KV blocks by copy engine,
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
-mgsim_cli_test(field.ring_attention 0 "total: 977.773032 us (977773032 ps)"
+mgsim_cli_test(field.ring_attention 0 "total: 1001.871232 us (1001871232 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ulysses_attention 0 "total: 1068.918249 us (1068918249 ps)"
+mgsim_cli_test(field.ulysses_attention 0 "total: 1071.930524 us (1071930524 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
 
 # MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is
 # the L2: the experts' GEMMs carry 6442450944 B at 9278.757 GB/s = 694.322628 us, just above the
 # TMA peer ingress: each rank receives 7 x 16 MiB in the dispatch and again in the combine,
 # 234881024 B at (0.949 x 0.8196 = 0.7778004) x 450 GB/s = 350.01018 GB/s = 671.068482 us.
-mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1463.342078 us (1463342078 ps)"
+mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1482.381684 us (1482381684 ps)"
   run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.moe_dispatch_combine.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """mgsim serve answers each JSON line on stdin with one JSON line on stdout: a run as `mgsim run
 --json` prints it, or an error of a kind (input, limit, deadlock), with the request's id; the same
-request gives the same bytes; a machine is loaded once.
+request gives the same bytes; a machine is loaded once; with "check" or a "problem", what
+`mgsim check` finds.
 
   tests/cli/serve_test.py MGSIM     (from the repository root; exit 1 on any failure)
 """
@@ -17,6 +18,8 @@ def main():
     small_copy = Path("tests/cli/small_copy.yaml").read_text()  # 4 KiB from rank 0 to rank 1
     all_reduce = Path("examples/all_reduce_ring.yaml").read_text()
     deadlock = Path("tests/cli/bad/deadlock.yaml").read_text()
+    flag_reuse = Path("tests/cli/hacks/flag_reuse.yaml").read_text()
+    one_shot = Path("tests/cli/hacks/all_reduce.yaml").read_text()
     requests = [
         {"id": "copy", "topology": "hgx-h200-8", "schedule": small_copy},
         {"id": "copy", "topology": "hgx-h200-8", "schedule": small_copy},
@@ -29,6 +32,10 @@ def main():
          "params": {"SIZE": "1GiB"}, "limits": {"max_events": 10000}},
         {"id": "deadlock", "topology": "hgx-h200-8", "schedule": deadlock},
         {"id": "machine", "topology": "no-such-topology", "schedule": small_copy},
+        {"id": "check", "topology": "hgx-h200-8", "schedule": flag_reuse,
+         "params": {"RESET": "0"}, "check": True},
+        {"id": "problem", "topology": "hgx-h200-8", "schedule": one_shot, "params": {"OWN": "1"},
+         "problem": "tests/cli/hacks/all_reduce.problem.yaml"},
     ]
     lines = [json.dumps(r) for r in requests] + ["{not json", ""]
     p = subprocess.run([mgsim, "serve"], input="\n".join(lines) + "\n", capture_output=True,
@@ -41,8 +48,8 @@ def main():
             failures.append(what)
 
     expect(p.returncode == 0, f"exit code {p.returncode}: {p.stderr}")
-    expect(len(out) == 8, f"{len(out)} answers to 8 requests (the blank line gets none)")
-    if len(out) == 8:
+    expect(len(out) == 10, f"{len(out)} answers to 10 requests (the blank line gets none)")
+    if len(out) == 10:
         a = [json.loads(line) for line in out]
         expect(a[0]["id"] == "copy" and a[0]["ok"], f"a run: {out[0]}")
         # The h200 preset's 4 KiB copy (tests/traces/behaviour_test.cpp): 5511106 ps.
@@ -58,7 +65,15 @@ def main():
                f"a deadlock: {out[5]}")
         expect(a[6]["error"] == "input" and "no-such-topology" in a[6]["message"],
                f"an unknown machine: {out[6]}")
-        expect(a[7]["error"] == "input" and a[7]["id"] == "", f"a line that is not JSON: {out[7]}")
+        # The request lines, then the line that is not JSON: its answer is last.
+        expect(a[9]["error"] == "input" and a[9]["id"] == "", f"a line that is not JSON: {out[9]}")
+        expect(a[7]["ok"] and [v["kind"] for v in a[7]["violations"]] == ["stale_wait",
+                                                                          "early_read"],
+               f"a checked run: {out[7]}")
+        e = a[8]["ok"] and a[8]["evaluation"]
+        expect(e and not e["valid"] and e["violations"][0]["kind"] == "missing_input"
+               and e["speedup"] == e["baseline_us"] / e["time_us"],
+               f"a schedule evaluated against a problem: {out[8]}")
     for f in failures:
         print("FAIL:", f)
     if failures:

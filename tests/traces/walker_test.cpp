@@ -13,8 +13,9 @@ namespace {
 
 traces::Schedule kernel(const std::string& ops) {
   return traces::load_schedule(sim::Node::load_string(
-      "kernels:\n  k:\n    grid: 1\n    roles:\n      - name: r\n        ops:\n" + ops +
-          "streams: [{name: s, ops: [{launch: k}]}]\n",
+      "buffers: {A: {bytes: 1MiB, regions: 4}, B: {bytes: 64}}\n"
+      "kernels:\n  k:\n    grid: 1\n    roles:\n      - name: r\n        ops:\n" +
+          ops + "streams: [{name: s, ops: [{launch: k}]}]\n",
       "w.yaml"));
 }
 
@@ -44,8 +45,8 @@ TEST_CASE("kernel ops parse into their kind's struct, buffers and regions kept")
   const auto* load = std::get_if<traces::LoadOp>(&ops[0].what);
   REQUIRE(load);
   CHECK(load->via == traces::Via::ldst);
-  CHECK(s.kernels.buffer_names[static_cast<std::size_t>(load->buffer)] == "A");
-  CHECK(load->region.has_value());
+  CHECK(s.kernels.buffers[static_cast<std::size_t>(load->data.buffer)].name == "A");
+  CHECK(load->data.region.has_value());
   CHECK(load->working_set.has_value());
   CHECK(std::get<traces::StoreOp>(ops[1].what).add);
   CHECK(std::get<traces::ReduceOp>(ops[2].what).via == traces::Via::multimem);

@@ -10,7 +10,8 @@
 namespace mgsim::traces::kernel {
 namespace {
 
-void finish_launch(LaunchRun& l) {
+void finish_launch(Runner& x, LaunchRun& l) {
+  if (l.check >= 0) x.check->launch_end(l.check);
   std::function<void()> done = std::move(l.done);
   l.done = nullptr;
   if (done) done();
@@ -23,9 +24,9 @@ void finish_cta(Runner& x, CtaRun& c);
 void maybe_finish_launch(Runner& x, LaunchRun& l) {
   if (l.finished != l.grid) return;
   if (l.tail > x.engine.now()) {
-    x.engine.schedule_at(l.tail, [&l] { finish_launch(l); });
+    x.engine.schedule_at(l.tail, [&x, &l] { finish_launch(x, l); });
   } else {
-    finish_launch(l);
+    finish_launch(x, l);
   }
 }
 
@@ -92,6 +93,7 @@ void start_cta(Runner& x, LaunchRun& l, int sm) {
     role->role = static_cast<int>(r);
     role->env = env;
     role->walker = Walker<KernelOp>(def.ops);
+    if (l.check >= 0) role->agent = x.check->role_agent(l.check, cta->index, def.name);
     cta->roles.push_back(std::move(role));
   }
   cta->roles_left = static_cast<int>(cta->roles.size());
@@ -194,11 +196,12 @@ void place(Runner& x, LaunchRun& l) {
 }  // namespace
 
 int launch(Runner& x, int rank, int kernel, Env env, sim::Duration start,
-           std::function<void()> done) {
+           std::function<void()> done, std::optional<DataCheck::Agent> stream) {
   auto run = std::make_unique<LaunchRun>();
   run->id = static_cast<int>(x.launches.size());
   run->rank = rank;
   run->def = &x.kernels.kernels[static_cast<std::size_t>(kernel)];
+  if (stream && x.check) run->check = x.check->launch_begin(*stream, run->def->name);
   run->env = std::move(env);
   run->done = std::move(done);
   LaunchRun* l = run.get();

@@ -14,7 +14,7 @@ namespace mgsim::traces::kernel {
 
 // Launches kernel `kernel` on `rank` (KernelRunner::launch). Returns the launch's id.
 int launch(Runner& x, int rank, int kernel, Env env, sim::Duration start,
-           std::function<void()> done);
+           std::function<void()> done, std::optional<DataCheck::Agent> stream);
 // The last role of `cta` ended now: the CTA ends, and the next CTA of a wave takes its SM.
 void role_done(Runner& x, CtaRun& cta);
 // KernelRunner::blocked_reason.

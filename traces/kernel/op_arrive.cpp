@@ -7,8 +7,12 @@ namespace mgsim::traces::kernel {
 
 bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& op) {
   const Duration release = sim::cycles_to_duration(x.spec.sm.mbarrier_cycles, x.spec.sm.clock);
-  r.cta->barriers.arrive(op.barrier,
-                         [&x, release](RoleRun& waiter) { resume_after(x, waiter, release); });
+  const DataCheck::SyncKey key = barrier_key(r, op.barrier);
+  if (r.agent) x.check->release(*r.agent, key);
+  r.cta->barriers.arrive(op.barrier, [&x, release, &key](RoleRun& waiter) {
+    if (waiter.agent) x.check->acquire(*waiter.agent, key);
+    resume_after(x, waiter, release);
+  });
   return true;
 }
 

@@ -21,23 +21,6 @@
 #include "traces/kernel/phases.hpp"
 
 namespace mgsim::traces::kernel {
-namespace {
-
-std::int64_t dtype_bytes(models::Dtype d) {
-  switch (d) {
-    case models::Dtype::fp8:
-      return 1;
-    case models::Dtype::bf16:
-    case models::Dtype::fp16:
-      return 2;
-    case models::Dtype::tf32:
-    case models::Dtype::fp32:
-      return 4;
-  }
-  return 2;
-}
-
-}  // namespace
 
 bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op) {
   const models::HardwareSpec& spec = x.spec;
@@ -47,7 +30,7 @@ bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op) {
   const std::int64_t k = op.k.eval_positive(r.env, "k");
   const std::int64_t k_tile = std::min(k, op.k_tile.eval_positive(r.env, "k_tile"));
   const std::int64_t stages = op.stages.eval_positive(r.env, "stages");
-  const std::int64_t esize = dtype_bytes(op.dtype);
+  const std::int64_t esize = models::element_bytes(op.dtype);
   const std::int64_t steps = (k + k_tile - 1) / k_tile;
   const std::int64_t stage_bytes = mul(op.k_tile, mul(op.k_tile, m + n, k_tile), esize);
   const std::int64_t total_bytes = mul(op.k, mul(op.k, m + n, k), esize);

@@ -1,15 +1,16 @@
 // load / store / reduce via multimem: NVSwitch multicast and in-network reduction.
 //
-// Model (needs every route to cross a switch, and spec.nvswitch.multicast for a store,
-// spec.nvswitch.reduction for a reduce): fixed = route latency + switch latency, then one flow
-// over every resource below, capped at the op's bytes in flight (ldst_window) / that latency
-// (the switch replicates and reduces in lockstep, so every member's share moves at one rate).
-// A multimem op addresses the multicast object, whose members are every GPU of the world, the
-// issuing one included: the switch reads (ld_reduce) or writes (st) each member's memory over
-// that member's NVLink, its own too (NCCL's NVLS search charges each GPU's NVLink (heads + 1) x
-// the channel speed for this reason: src/graph/search.cc, ncclTopoSearchTryNvls). A multimem
-// instruction is an ld/st, so each GPU's share also crosses its ld/st peer ports
-// (models::peer_bandwidth(spec, ldst): ldst.nvlink_efficiency of the copy engine's rate):
+// Model (needs every rank in one NVLink domain, every route to cross a switch, and
+// spec.nvswitch.multicast for a store, spec.nvswitch.reduction for a reduce): fixed = route latency
+// + switch latency, then one flow over every resource below, capped at the op's bytes in flight
+// (ldst_window) / that latency (the switch replicates and reduces in lockstep, so every member's
+// share moves at one rate). A multimem op addresses the multicast object, whose members are every
+// GPU of the world, the issuing one included: the switch reads (ld_reduce) or writes (st) each
+// member's memory over that member's NVLink, its own too (NCCL's NVLS search charges each GPU's
+// NVLink (heads + 1) x the channel speed for this reason: src/graph/search.cc,
+// ncclTopoSearchTryNvls). A multimem instruction is an ld/st, so each GPU's share also crosses its
+// ld/st peer ports (models::peer_bandwidth(spec, ldst): ldst.nvlink_efficiency of the copy engine's
+// rate):
 //   store X:  X from r's SM over its uplink and egress port, and into every member's downlink,
 //             ingress port and HBM (multicast; r's own copy included);
 //   reduce X (ld_reduce): X out of every member's HBM, egress port and uplink (each
@@ -45,6 +46,15 @@ bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer
                                        reduce ? "reduction" : "multicast", spec.name));
   if (x.world < 2)
     throw sim::ConfigError(op.where, "multimem needs a multicast group of at least 2 ranks");
+  // The multicast group is every rank of the world, which one NVSwitch fabric must join:
+  // NVSwitch cannot multicast or reduce across InfiniBand or any other network.
+  for (int q = 1; q < x.world; ++q)
+    if (x.fabric.nvlink_domain(q) != x.fabric.nvlink_domain(0))
+      throw sim::ConfigError(op.where,
+                             fmt::format("multimem needs every rank in one NVLink domain, but "
+                                         "ranks 0 and {} are in different ones (joined by a "
+                                         "network, which cannot multicast or reduce)",
+                                         q));
   // Without a switch a route is a single direct link.
   auto route_of = [&](int s, int d) {
     const PeerRoute route = x.fabric.route(s, d, 0);

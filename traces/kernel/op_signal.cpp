@@ -16,8 +16,19 @@
 namespace mgsim::traces::kernel {
 namespace {
 
-void set_flag(Runner& x, const FlagKey& key, int writer, std::int64_t value, bool add) {
+// The flag's key in the data check.
+DataCheck::SyncKey check_key(const FlagKey& key) {
+  return {DataCheck::flag, std::get<0>(key), std::get<1>(key), std::get<2>(key)};
+}
+
+// `snapshot`: the writer's clock in the data check, when it is checked.
+void set_flag(Runner& x, const FlagKey& key, int writer, std::int64_t value, bool add,
+              std::optional<std::uint32_t> snapshot) {
+  if (snapshot) x.check->land(*snapshot, check_key(key), add ? x.flags.value(key) + value : value);
   x.flags.set(key, value, add, [&x, &key, writer](RoleRun& waiter) {
+    if (waiter.agent)
+      x.check->acquire_flag(*waiter.agent, check_key(key), waiter.waiting.value, x.flags.text(key),
+                            waiter.current->where);
     const int rank = x.rank_of(waiter);
     const int owner = std::get<0>(key);
     const models::SyncSpec& sync = x.spec.sync;
@@ -32,7 +43,7 @@ void set_flag(Runner& x, const FlagKey& key, int writer, std::int64_t value, boo
 }
 
 void store(Runner& x, LaunchRun& launch, int writer, const FlagKey& key, std::int64_t value,
-           bool add, bool atomic) {
+           bool add, bool atomic, std::optional<std::uint32_t> snapshot) {
   const int target = std::get<0>(key);
   const models::SyncSpec& sync = x.spec.sync;
   Duration lands =
@@ -48,11 +59,12 @@ void store(Runner& x, LaunchRun& launch, int writer, const FlagKey& key, std::in
   // The kernel ends no earlier than its writes land.
   launch.tail = std::max(launch.tail, x.engine.now() + lands);
   if (lands == Duration::zero()) {
-    set_flag(x, key, writer, value, add);
+    set_flag(x, key, writer, value, add, snapshot);
     return;
   }
-  x.engine.schedule_in(lands,
-                       [&x, key, writer, value, add] { set_flag(x, key, writer, value, add); });
+  x.engine.schedule_in(lands, [&x, key, writer, value, add, snapshot] {
+    set_flag(x, key, writer, value, add, snapshot);
+  });
 }
 
 }  // namespace
@@ -75,15 +87,18 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   const FlagKey key{target, op.flag, op.index.eval(r.env)};
   const std::int64_t value = op.value.eval(r.env);
   LaunchRun& launch = *r.cta->launch;
+  // What the writer knew when it signalled travels with the signal.
+  const std::optional<std::uint32_t> snapshot =
+      r.agent ? std::optional(x.check->snapshot(*r.agent)) : std::nullopt;
   if (!op.release) {
-    store(x, launch, rank, key, value, op.add, op.atomic);
+    store(x, launch, rank, key, value, op.add, op.atomic, snapshot);
     return true;
   }
   // The fence, then the store; the role goes on when the store is posted.
   const bool add = op.add, atomic = op.atomic;
   x.engine.schedule_in(fence_cost(x.spec.sync, *op.release),
-                       [&x, &r, &launch, rank, key, value, add, atomic] {
-                         store(x, launch, rank, key, value, add, atomic);
+                       [&x, &r, &launch, rank, key, value, add, atomic, snapshot] {
+                         store(x, launch, rank, key, value, add, atomic, snapshot);
                          resume_after(x, r, Duration::zero());
                        });
   return false;

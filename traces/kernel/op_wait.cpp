@@ -8,7 +8,12 @@ bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& op) {
   const int rank = x.rank_of(r);
   const int owner = op.rank ? x.check_rank(*op.rank, r.env) : rank;
   const FlagKey key{owner, op.flag, op.index.eval(r.env)};
-  return x.flags.wait(key, op.value.eval(r.env), r, r.waiting);
+  const std::int64_t threshold = op.value.eval(r.env);
+  if (!x.flags.wait(key, threshold, r, r.waiting)) return false;
+  if (r.agent)
+    x.check->acquire_flag(*r.agent, {DataCheck::flag, owner, op.flag, std::get<2>(key)}, threshold,
+                          x.flags.text(key), r.current->where);
+  return true;
 }
 
 }  // namespace mgsim::traces::kernel

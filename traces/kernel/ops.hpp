@@ -35,6 +35,15 @@ std::int64_t ldst_window(const RoleRun& r, const TransferOp& op);
 // What a fence of `scope` costs its thread (models/sync.hpp).
 Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope);
 
+// A CTA's barrier in the data check.
+inline DataCheck::SyncKey barrier_key(const RoleRun& r, int barrier) {
+  return {DataCheck::barrier, r.cta->launch->check, r.cta->index, barrier};
+}
+
+// What `op` reads and writes, and its mma flops, told to the run's data check (data.cpp).
+// REQUIRES: r.agent.
+void check_data(Runner& x, RoleRun& r, const KernelOp& op);
+
 // Starts `op` on `r` through its kind's unit. REQUIRES: op is not a `for` (the walker's).
 inline bool start_op(Runner& x, RoleRun& r, const KernelOp& op) {
   struct Start {

@@ -74,6 +74,7 @@ struct RoleRun {
   // The communication warp the current op holds on its SM (models::Gpu::add_comm_warp), given
   // back when the op is done.
   std::optional<models::Gpu::CommWarp> comm_warp;
+  std::optional<DataCheck::Agent> agent;  // in the data check, when its launch is checked
 };
 
 struct LaunchRun;
@@ -98,6 +99,7 @@ struct LaunchRun {
   models::CtaFootprint footprint;  // what one CTA takes of an SM
   std::function<void()> done;
   sim::Time tail;  // when its last CTA without roles was dispatched, or its last signal lands
+  int check = -1;  // its launch in the data check; -1: not checked
   // Live CTAs, in no order (a finished one is swapped with the last and released).
   std::vector<std::unique_ptr<CtaRun>> ctas;
   bool started = false;
@@ -144,6 +146,7 @@ struct Runner {
   std::uint64_t hint = 0;                    // spreads peer routes over equal-cost paths
   std::vector<Dispatcher> dispatchers;       // per rank (launch.cpp)
   std::map<FlagKey, sim::Time> atomic_free;  // per flag: when its owner applies the next atomic
+  DataCheck* check = nullptr;                // `mgsim check`'s, when the run is checked
 
   models::Gpu& gpu(int rank) const { return gpus[static_cast<std::size_t>(rank)]; }
   int rank_of(const RoleRun& r) const;  // the rank of r's launch

@@ -13,6 +13,7 @@ void advance(Runner& x, RoleRun& r) {
     r.began = x.engine.now();
     r.traced_bytes = -1;
     r.traced_peer = -1;
+    if (r.agent) check_data(x, r, *op);
     if (!start_op(x, r, *op)) {
       x.stats.ops += r.walker.ops() - before;
       return;
@@ -21,6 +22,7 @@ void advance(Runner& x, RoleRun& r) {
   x.stats.ops += r.walker.ops() - before;
   r.done = true;
   r.current = nullptr;
+  if (r.agent) x.check->role_end(*r.agent);
   role_done(x, *r.cta);
 }
 

@@ -54,7 +54,7 @@ const KernelSet& library() {
     sim::MapReader top(root, "NCCL's kernels");
     parse_kernels_into(top.required("kernels"), scope, set);
     top.finish();
-    MGSIM_CHECK(set.buffer_names.empty(), "NCCL's kernels name no buffers");
+    MGSIM_CHECK(set.buffers.empty(), "NCCL's kernels name no buffers");
     return set;
   }();
   return parsed;
