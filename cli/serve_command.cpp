@@ -169,6 +169,7 @@ std::string answer(const Served& s, const char* kind = nullptr, const std::strin
 }
 
 void serve(const LimitInputs& flags) {
+  traces::keep_freed_memory();
   Server server(limits_of(flags));
   std::string line;
   while (std::getline(std::cin, line)) {

@@ -163,6 +163,7 @@ py::dict evaluate(const traces::Machine& machine, Problem& p, const py::object& 
 PYBIND11_MODULE(mgsim, m) {
   using namespace mgsim;
   m.doc() = "mgsim: a cycle-approximate simulator of multi-GPU nodes and fabrics";
+  traces::keep_freed_memory();
   // Registered in order, so the translator below can tell a LimitError from other ConfigErrors.
   static py::exception<sim::ConfigError> config_error(m, "ConfigError", PyExc_ValueError);
   static py::exception<sim::LimitError> limit_error(m, "LimitError", config_error.ptr());

@@ -1,6 +1,7 @@
 #include "traces/data_check.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -186,12 +187,11 @@ void DataCheck::land(std::uint32_t snapshot, const SyncKey& key, std::int64_t va
   auto& [clock, by] = snapshots_[snapshot];
   std::vector<Landed>& history = flags_[key];
   if (!history.empty() && value < history.back().value) history.clear();  // a reset
-  Landed l{value, {by.first, by.second, nullptr, ""}, std::move(clock)};
+  Landed l{value, {by.first, by.second, nullptr, ""}, std::exchange(clock, {})};
   if (!history.empty()) l.known.join(history.back().known);
   // Bounded: the oldest is dropped (a wait it satisfied then acquires the next, a little more).
   if (history.size() == kMaxLanded) history.erase(history.begin());
   history.push_back(std::move(l));
-  clock.clear();
   free_snapshots_.push_back(snapshot);
 }
 
@@ -424,7 +424,20 @@ std::vector<Violation> DataCheck::finish() {
   return violations_;
 }
 
-// Every output region of a buffer with `needs` holds data from each needed input.
+std::optional<std::pair<int, int>> DataCheck::missing_origin(const BufferDef& def, int rank,
+                                                             const Region& g) const {
+  for (const auto& [need, all] : def.needs) {
+    for (int q = all ? 0 : rank; q < (all ? world_ : rank + 1); ++q) {
+      const std::size_t bit = static_cast<std::size_t>(need) * world_ + q;
+      if (bit / 64 >= g.from.size() || (g.from[bit / 64] >> (bit % 64) & 1) == 0)
+        return std::make_pair(need, q);
+    }
+  }
+  return std::nullopt;
+}
+
+// Every written output region of a buffer with `needs` holds data from each needed input; the
+// first that does not is reported.
 void DataCheck::check_origins() {
   for (std::size_t index = 0; index < set_.buffers.size(); ++index) {
     const BufferDef& def = set_.buffers[index];
@@ -437,20 +450,15 @@ void DataCheck::check_origins() {
       for (std::size_t g = 0; g < b.regions.size(); ++g) {
         env[static_cast<std::size_t>(def.region_slot)] = static_cast<std::int64_t>(g);
         if (def.output->eval(env) == 0 || b.regions[g].writes.empty()) continue;
-        const Origin& from = b.regions[g].from;
-        for (const auto& [need, all] : def.needs) {
-          for (int q = all ? 0 : rank; q < (all ? world_ : rank + 1); ++q) {
-            const std::size_t bit = static_cast<std::size_t>(need) * world_ + q;
-            if (bit / 64 < from.size() && (from[bit / 64] >> (bit % 64) & 1) != 0) continue;
-            report("missing_input", def.where,
-                   fmt::format("{} holds no data from buffer '{}' of rank {}, which it needs: "
-                               "nothing read from it reached what was written there",
-                               data_text(rank, static_cast<int>(index),
-                                         static_cast<std::int64_t>(g)),
-                               set_.buffers[static_cast<std::size_t>(need)].name, q));
-            return;  // the first is enough to say what is missing
-          }
-        }
+        const auto missing = missing_origin(def, rank, b.regions[g]);
+        if (!missing) continue;
+        report("missing_input", def.where,
+               fmt::format("{} holds no data from buffer '{}' of rank {}, which it needs: "
+                           "nothing read from it reached what was written there",
+                           data_text(rank, static_cast<int>(index), static_cast<std::int64_t>(g)),
+                           set_.buffers[static_cast<std::size_t>(missing->first)].name,
+                           missing->second));
+        return;  // the first is enough to say what is missing
       }
     }
   }

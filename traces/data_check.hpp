@@ -133,7 +133,7 @@ class DataCheck {
             const sim::SourceLocation& where, const char* op);
   void write(Agent a, int rank, int buffer, std::int64_t region, std::int64_t bytes,
              const sim::SourceLocation& where, const char* op);
-  std::int64_t regions(int rank, int buffer);
+  std::int64_t regions(int rank, int index);
 
   void add_flops(int rank, std::int64_t flops) { flops_[static_cast<std::size_t>(rank)] += flops; }
 
@@ -204,16 +204,20 @@ class DataCheck {
   Buffer& buffer(int rank, int index);
   // Calls f(region index, its record, the bytes it takes) for each region an access covers.
   template <class F>
-  void each_region(int rank, int buffer, std::int64_t region, std::int64_t bytes,
+  void each_region(int rank, int index, std::int64_t region, std::int64_t bytes,
                    const sim::SourceLocation& where, F f);
-  void read_one(Agent a, int rank, int buffer, std::int64_t index, Region& g, std::int64_t bytes,
+  void read_one(Agent a, int rank, int index, std::int64_t g, Region& r, std::int64_t bytes,
                 const sim::SourceLocation& where, const char* op);
-  void write_one(Agent a, Region& g, std::int64_t region_bytes, std::int64_t bytes,
+  void write_one(Agent a, Region& r, std::int64_t region_bytes, std::int64_t bytes,
                  const sim::SourceLocation& where, const char* op);
   static void merge(Origin& into, const Origin& from);
   void check_origins();
+  // The first input of `needs` that region `g` of buffer `index` on `rank` lacks, if any: the
+  // needed buffer and the rank whose input is missing.
+  std::optional<std::pair<int, int>> missing_origin(const BufferDef& def, int rank,
+                                                    const Region& g) const;
   std::string describe(Agent a) const;
-  std::string data_text(int rank, int buffer, std::int64_t region) const;
+  std::string data_text(int rank, int index, std::int64_t region) const;
   void report(const char* kind, const sim::SourceLocation& where, std::string message);
 
   const KernelSet& set_;

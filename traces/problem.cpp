@@ -47,8 +47,9 @@ Problem load_problem(const std::string& path) {
       sim::MapReader r(item, "shape");
       std::vector<std::pair<int, Expr>> shape;
       for (auto& [param, value] : r.rest()) {
+        const std::string wanted = param;  // clang 14 cannot capture a structured binding
         const auto it = std::find_if(p.params.begin(), p.params.end(),
-                                     [&](const Param& x) { return x.name == param; });
+                                     [&](const Param& x) { return x.name == wanted; });
         if (it == p.params.end()) {
           std::vector<std::string> names;
           for (const Param& x : p.params) names.push_back(x.name);

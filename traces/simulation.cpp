@@ -1,5 +1,7 @@
 #include "traces/simulation.hpp"
 
+#include <malloc.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -142,6 +144,11 @@ std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
     if (runs.back().result.deadlocked()) break;
   }
   return runs;
+}
+
+void keep_freed_memory() {
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
 }
 
 }  // namespace mgsim::traces

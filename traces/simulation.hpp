@@ -104,6 +104,12 @@ std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& d
 
 // Runs every point of sweep_points() in order; `trace`, if set, traces the last one. A deadlocked
 // point ends the sweep: it is the last Run returned.
+// For a process that runs many schedules (the Python module, `mgsim serve`): memory freed by a
+// run stays in the process for the next one instead of going back to the kernel and being
+// faulted in again (glibc's trim and mmap thresholds raised; python/bench_rollouts.py measures
+// what it gives).
+void keep_freed_memory();
+
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
                             sim::TraceSink* trace = nullptr, const Limits& limits = {},
