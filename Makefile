@@ -30,7 +30,7 @@ build-asan: setup $(ASAN_BUILD)/build.ninja
 
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE scale
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory tidy
 

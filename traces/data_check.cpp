@@ -151,11 +151,12 @@ void DataCheck::acquire(Agent a, const Clock& c) {
   if (info_[a].launch < 0 && info_[a].name != nullptr) prune(a);
 }
 
-// A collective also carries where its ranks' data came from to every rank.
+// A collective also carries where its ranks' data came from to every rank, and a barrier what
+// a CTA's roles hand each other in shared memory.
 void DataCheck::release(Agent a, const SyncKey& key) {
   Sync& s = syncs_[key];
   s.clock.join(publish(a));
-  if (std::get<0>(key) == collective) merge(s.from, origins_[a]);
+  if (std::get<0>(key) == collective || std::get<0>(key) == barrier) merge(s.from, origins_[a]);
 }
 
 void DataCheck::merge(Origin& into, const Origin& from) {
@@ -225,8 +226,8 @@ bool DataCheck::knows(Agent a, const Write& w) const {
 }
 
 DataCheck::Buffer& DataCheck::buffer(int rank, int index) {
-  std::unique_ptr<Buffer>& slot =
-      buffers_[static_cast<std::size_t>(rank) * set_.buffers.size() + static_cast<std::size_t>(index)];
+  std::unique_ptr<Buffer>& slot = buffers_[static_cast<std::size_t>(rank) * set_.buffers.size() +
+                                           static_cast<std::size_t>(index)];
   if (slot) return *slot;
   const BufferDef& def = set_.buffers[static_cast<std::size_t>(index)];
   Env env = env_;
@@ -235,9 +236,10 @@ DataCheck::Buffer& DataCheck::buffer(int rank, int index) {
   const std::int64_t bytes = def.bytes.eval_positive(env, "buffer bytes");
   const std::int64_t count = def.regions.eval_positive(env, "regions");
   if (count > kMaxRegions || count > bytes)
-    def.regions.fail(fmt::format("buffer '{}' of {} bytes in {} regions: at most {} regions, "
-                                 "and at most one per byte",
-                                 def.name, bytes, count, kMaxRegions));
+    def.regions.fail(
+        fmt::format("buffer '{}' of {} bytes in {} regions: at most {} regions, "
+                    "and at most one per byte",
+                    def.name, bytes, count, kMaxRegions));
   Buffer b;
   b.region_bytes = bytes / count;
   b.regions.resize(static_cast<std::size_t>(count));
@@ -261,10 +263,9 @@ void DataCheck::each_region(int rank, int index, std::int64_t region, std::int64
   Buffer& b = buffer(rank, index);
   const auto count = static_cast<std::int64_t>(b.regions.size());
   if (region >= count || region < -1)
-    throw sim::ConfigError(where,
-                           fmt::format("region {} of buffer '{}' does not exist (regions 0 to {})",
-                                       region, set_.buffers[static_cast<std::size_t>(index)].name,
-                                       count - 1));
+    throw sim::ConfigError(
+        where, fmt::format("region {} of buffer '{}' does not exist (regions 0 to {})", region,
+                           set_.buffers[static_cast<std::size_t>(index)].name, count - 1));
   if (region >= 0) {
     f(region, b.regions[static_cast<std::size_t>(region)], bytes < 0 ? b.region_bytes : bytes);
     return;
@@ -301,7 +302,8 @@ void DataCheck::read_one(Agent a, int rank, int index, std::int64_t g, Region& r
   } else {
     merge(origins_[a], r.from);
   }
-  Verified& seen = verified_[a][(reinterpret_cast<std::uintptr_t>(&r) / sizeof(Region)) % kVerified];
+  Verified& seen =
+      verified_[a][(reinterpret_cast<std::uintptr_t>(&r) / sizeof(Region)) % kVerified];
   if (seen.region == &r && seen.version == r.version) return;
   if (r.writes.empty()) {
     if (!r.input)
@@ -324,8 +326,8 @@ void DataCheck::read_one(Agent a, int rank, int index, std::int64_t g, Region& r
   const std::int64_t size = buffer(rank, index).region_bytes;
   if (!whole(r.written, size)) {
     report("partial_read", where,
-           fmt::format("{}: its {} reads {} when only {} of its {} bytes are written",
-                       describe(a), op, data_text(rank, index, g), r.written, size));
+           fmt::format("{}: its {} reads {} when only {} of its {} bytes are written", describe(a),
+                       op, data_text(rank, index, g), r.written, size));
     return;
   }
   seen = {&r, r.version};
@@ -336,17 +338,17 @@ void DataCheck::write_one(Agent a, Region& r, std::int64_t region_bytes, std::in
   const Write w{a, clocks_[a].get(a), &where, op};
   ++r.version;
   // A new generation: the region was complete and this writer knows every write of it.
-  if (r.writes.empty() ||
-      (whole(r.written, region_bytes) &&
-       std::all_of(r.writes.begin(), r.writes.end(), [&](const Write& x) { return knows(a, x); }))) {
+  if (r.writes.empty() || (whole(r.written, region_bytes) &&
+                           std::all_of(r.writes.begin(), r.writes.end(),
+                                       [&](const Write& x) { return knows(a, x); }))) {
     r.writes.assign(1, w);  // a new generation
     r.written = std::min(bytes, region_bytes);
     r.from = origins_[a];
     return;
   }
   merge(r.from, origins_[a]);
-  const auto same = std::find_if(r.writes.begin(), r.writes.end(),
-                                 [a](const Write& x) { return x.agent == a; });
+  const auto same =
+      std::find_if(r.writes.begin(), r.writes.end(), [a](const Write& x) { return x.agent == a; });
   if (same != r.writes.end()) {
     *same = w;
   } else {
@@ -365,10 +367,9 @@ std::string DataCheck::describe(Agent a) const {
 
 std::string DataCheck::data_text(int rank, int index, std::int64_t region) const {
   const std::string& name = set_.buffers[static_cast<std::size_t>(index)].name;
-  const std::unique_ptr<Buffer>& b =
-      buffers_[static_cast<std::size_t>(rank) * set_.buffers.size() + static_cast<std::size_t>(index)];
-  if (b && b->regions.size() == 1)
-    return fmt::format("buffer '{}' on rank {}", name, rank);
+  const std::unique_ptr<Buffer>& b = buffers_[static_cast<std::size_t>(rank) * set_.buffers.size() +
+                                              static_cast<std::size_t>(index)];
+  if (b && b->regions.size() == 1) return fmt::format("buffer '{}' on rank {}", name, rank);
   return fmt::format("buffer '{}' region {} on rank {}", name, region, rank);
 }
 
@@ -406,10 +407,10 @@ std::vector<Violation> DataCheck::finish() {
               output ? (r.writes.empty() ? 0 : r.written) : std::min(r.read, b.region_bytes);
           if (whole(done, b.region_bytes)) continue;
           if (short_of++ == 0)
-            first = fmt::format("{}, {} of {} bytes",
-                                data_text(rank, static_cast<int>(index),
-                                          static_cast<std::int64_t>(g)),
-                                done, b.region_bytes);
+            first =
+                fmt::format("{}, {} of {} bytes",
+                            data_text(rank, static_cast<int>(index), static_cast<std::int64_t>(g)),
+                            done, b.region_bytes);
         }
       }
       if (short_of == 0) continue;

@@ -8,16 +8,18 @@
 //     a write that does not happen-before the read, a region only partly written;
 //   - a wait on a flag that returns on signals the waiter knew already, every one (the flag was
 //     not reset, or its threshold not raised, since its last use);
+// and at the end: output regions not fully written, input regions never read, outputs whose data
+// does not come from the inputs their buffer `needs`.
 // A wait is taken to return as soon as the flag reaches its threshold: it acquires the signals
 // up to the one that got the flag there, not those that landed after (which it may or may not
 // see on a real GPU), so a wait for fewer signals than the data needs is caught whatever the
 // timing.
-// and at the end: output regions not fully written, input regions never read, outputs whose data
-// does not come from the inputs their buffer `needs`.
 // Where data comes from is tracked per rank's input buffer: an agent's reads gather where the
 // data they read came from (an input region: its buffer on its rank), its writes pass that on,
-// and a collective passes what its ranks read to every rank; an output region's origin must hold
-// each needed buffer of every rank (`all`) or of its own (`own`).
+// a barrier passes what a CTA's roles read to the roles that sync on it (data handed over in
+// shared memory), and a collective passes what its ranks read to every rank (not a flag: data
+// between CTAs goes through memory, whose reads say where it came from); an output region's
+// origin must hold each needed buffer of every rank (`all`) or of its own (`own`).
 //
 // Happens-before is tracked with vector clocks (as race detectors do: FastTrack, Flanagan and
 // Freund, PLDI 2009). Agents are the host threads, the streams and the kernel roles (one per CTA
@@ -235,7 +237,7 @@ class DataCheck {
   std::vector<std::uint32_t> free_snapshots_;
   // rank x buffers + buffer, made on first use
   std::vector<std::unique_ptr<Buffer>> buffers_;
-  std::vector<std::int64_t> flops_;                // mma and mainloop flops per rank
+  std::vector<std::int64_t> flops_;  // mma and mainloop flops per rank
   std::vector<Violation> violations_;
   std::map<std::tuple<std::string, int, int, std::string>, std::size_t> seen_;
 };

@@ -95,8 +95,7 @@ Overrides shape_defines(const Problem& p, std::size_t shape) {
   return out;
 }
 
-Schedule load_problem_schedule(const Problem& p, const std::string& path,
-                               const std::string& text) {
+Schedule load_problem_schedule(const Problem& p, const std::string& path, const std::string& text) {
   return load_problem_schedule(
       p, text.empty() ? sim::Node::load_file(path) : sim::Node::load_string(text, path));
 }
@@ -123,9 +122,9 @@ Evaluation evaluate(const Problem& p, std::size_t shape, const Schedule& schedul
   for (const auto& d : defines) {
     if (std::any_of(p.params.begin(), p.params.end(),
                     [&](const Param& x) { return x.name == d.first; }))
-      throw sim::ConfigError({"-D " + d.first, 0, 0},
-                             fmt::format("'{}' is a param of problem '{}': its shape sets it",
-                                         d.first, p.name));
+      throw sim::ConfigError(
+          {"-D " + d.first, 0, 0},
+          fmt::format("'{}' is a param of problem '{}': its shape sets it", d.first, p.name));
     all.push_back(d);
   }
   Run run = run_one(schedule, all, machine, nullptr, limits, true);
@@ -134,8 +133,8 @@ Evaluation evaluate(const Problem& p, std::size_t shape, const Schedule& schedul
   out.flops = p.flops.eval(env);
   out.receive = p.receive.eval(env);
   const models::HardwareSpec& hw = machine.hardware();
-  const double flops_s = static_cast<double>(out.flops) /
-                         static_cast<double>(hw.sm.peak_flops_per_second(p.dtype));
+  const double flops_s =
+      static_cast<double>(out.flops) / static_cast<double>(hw.sm.peak_flops_per_second(p.dtype));
   const double nvlink = static_cast<double>(hw.nvlink.port_bandwidth().bytes_per_second()) *
                         hw.nvlink.protocol_efficiency;
   const double receive_s = static_cast<double>(out.receive) / nvlink;
@@ -151,11 +150,11 @@ Evaluation evaluate(const Problem& p, std::size_t shape, const Schedule& schedul
     break;
   }
   if (run.result.deadlocked())
-    out.violations.push_back({"deadlock", run.result.run.blocked.front().where,
-                              fmt::format("rank {} stream '{}' never finishes: it waits for {}",
-                                          run.result.run.blocked.front().rank,
-                                          run.result.run.blocked.front().stream,
-                                          run.result.run.blocked.front().waiting_for)});
+    out.violations.push_back(
+        {"deadlock", run.result.run.blocked.front().where,
+         fmt::format("rank {} stream '{}' never finishes: it waits for {}",
+                     run.result.run.blocked.front().rank, run.result.run.blocked.front().stream,
+                     run.result.run.blocked.front().waiting_for)});
   out.result = std::move(run.result);
   return out;
 }

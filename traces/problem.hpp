@@ -40,7 +40,7 @@ namespace mgsim::traces {
 struct Problem {
   std::string name, summary, file;
   sim::SourceLocation where;
-  std::vector<Param> params;                    // over each other, in order
+  std::vector<Param> params;                              // over each other, in order
   std::vector<std::vector<std::pair<int, Expr>>> shapes;  // param index -> its value
   std::vector<std::string> topologies;
   sim::Node buffers;
@@ -64,8 +64,8 @@ Schedule load_problem_schedule(const Problem& p, const sim::Node& root);
 struct Evaluation {
   std::vector<Violation> violations;  // the data check's, missing flops, a deadlock
   bool valid() const { return violations.empty(); }
-  Result result;         // the run (its time: result.run.end)
-  sim::Duration bound;   // the problem's, from its work
+  Result result;                        // the run (its time: result.run.end)
+  sim::Duration bound;                  // the problem's, from its work
   std::int64_t flops = 0, receive = 0;  // the work per rank
 };
 
