@@ -115,6 +115,27 @@ struct Problem {
   std::map<std::pair<const traces::Machine*, std::size_t>, double> baseline_us;
 };
 
+// The baseline's time on `machine` at `shape`, run the first time it is asked for. Called
+// without the GIL.
+double baseline_us(const traces::Machine& machine, Problem& p, std::size_t shape,
+                   const traces::Limits& limits) {
+  const auto key = std::make_pair(&machine, shape);
+  {
+    const std::lock_guard lock(p.mutex);
+    if (const auto it = p.baseline_us.find(key); it != p.baseline_us.end()) return it->second;
+  }
+  const double us = traces::evaluate(p.problem, shape,
+                                     traces::load_problem_schedule(p.problem, p.problem.baseline),
+                                     machine, limits)
+                        .result.run.end.since_start()
+                        .microseconds();
+  const std::lock_guard lock(p.mutex);
+  p.baseline_us[key] = us;
+  return us;
+}
+
+// Machine.evaluate's keyword arguments, one parameter each.
+// NOLINTNEXTLINE(readability-function-size)
 py::dict evaluate(const traces::Machine& machine, Problem& p, const py::object& schedule,
                   std::size_t shape, const py::dict& params, const py::object& limits_dict,
                   const std::string& name) {
@@ -130,20 +151,7 @@ py::dict evaluate(const traces::Machine& machine, Problem& p, const py::object& 
     py::gil_scoped_release free;
     e = traces::evaluate(p.problem, shape, traces::load_problem_schedule(p.problem, name, text),
                          machine, limits, overrides);
-    const auto key = std::make_pair(&machine, shape);
-    std::unique_lock lock(p.mutex);
-    if (const auto it = p.baseline_us.find(key); it != p.baseline_us.end()) {
-      baseline = it->second;
-    } else {
-      lock.unlock();
-      baseline = traces::evaluate(p.problem, shape,
-                                  traces::load_problem_schedule(p.problem, p.problem.baseline),
-                                  machine, limits)
-                     .result.run.end.since_start()
-                     .microseconds();
-      lock.lock();
-      p.baseline_us[key] = baseline;
-    }
+    baseline = baseline_us(machine, p, shape, limits);
   }
   const double time = e.result.run.end.since_start().microseconds();
   py::dict out;
