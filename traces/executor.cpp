@@ -99,8 +99,13 @@ class Executor {
  public:
   Executor(const Schedule& s, const Env& params, sim::Engine& engine, sim::FluidNetwork& net,
            Interconnect& fabric, const models::HardwareSpec& hw, models::ResourceCatalog* catalog,
-           CollectiveTransport transport, std::int64_t max_ops, bool check)
-      : s_(s), engine_(engine), fabric_(fabric), hw_(hw), transport_(transport), budget_(max_ops) {
+           const ExecuteOptions& options)
+      : s_(s),
+        engine_(engine),
+        fabric_(fabric),
+        hw_(hw),
+        transport_(options.transport),
+        budget_(options.max_ops) {
     Env base = params;
     base.resize(static_cast<std::size_t>(s.slot_count), 0);
     world_ = fabric.gpu_count();
@@ -112,7 +117,7 @@ class Executor {
       world_ = static_cast<int>(w);
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
-    if (check) check_ = std::make_unique<DataCheck>(s.kernels, base, s.rank_slot, world_);
+    if (options.check) check_ = std::make_unique<DataCheck>(s.kernels, base, s.rank_slot, world_);
     gpus_.reserve(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
@@ -850,8 +855,8 @@ class Executor {
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
                   sim::FluidNetwork& net, Interconnect& fabric,
                   const models::HardwareSpec& hardware, models::ResourceCatalog* catalog,
-                  CollectiveTransport transport, std::int64_t max_ops, bool check) {
-  Executor ex(schedule, params, engine, net, fabric, hardware, catalog, transport, max_ops, check);
+                  const ExecuteOptions& options) {
+  Executor ex(schedule, params, engine, net, fabric, hardware, catalog, options);
   return ex.run();
 }
 

@@ -109,15 +109,21 @@ struct RunResult {
   std::optional<CheckResult> check;  // when the run was checked
 };
 
+// How a run goes, besides its inputs.
+struct ExecuteOptions {
+  CollectiveTransport transport = CollectiveTransport::sm_copies;  // moves the collectives' bytes
+  std::int64_t max_ops = OpBudget::kDefaultLimit;                  // the run's op budget
+  bool check = false;  // the data check follows the run (traces/data_check.hpp): run.check
+};
+
 // `params` from param_values(). The world is the schedule's `world` or the fabric's GPU count;
-// every rank's GPU is a models::Gpu of `hardware`. `transport` moves the collectives' bytes.
+// every rank's GPU is a models::Gpu of `hardware`.
 // REQUIRES: net uses `engine`; the fabric's resources live in `net`.
 // `catalog`, if given, gets every resource the run creates (models/gpu.hpp lists them), for the
 // roofline (roofline.hpp); it must outlive the call only.
 RunResult execute(const Schedule& schedule, const Env& params, sim::Engine& engine,
                   sim::FluidNetwork& net, Interconnect& fabric,
                   const models::HardwareSpec& hardware, models::ResourceCatalog* catalog = nullptr,
-                  CollectiveTransport transport = CollectiveTransport::sm_copies,
-                  std::int64_t max_ops = OpBudget::kDefaultLimit, bool check = false);
+                  const ExecuteOptions& options = {});
 
 }  // namespace mgsim::traces

@@ -202,11 +202,7 @@ class KernelParser {
                     is_reduce ? std::vector<std::string>{"multimem"} : kViaNames.names());
       op.via = *via;
     }
-    if (auto b = r.optional("buffer")) op.data.buffer = set_.buffer(*b, b->as_string());
-    if (auto g = r.optional("region")) {
-      if (op.data.buffer < 0) g->fail("a region is a part of a buffer: name the 'buffer' too");
-      op.data.region = Expr::parse(*g, scope_);
-    }
+    op.data = parse_data(r, set_, scope_);
     for (auto [key, field] : {std::pair{"threads", &op.threads}, std::pair{"vector", &op.vector},
                               std::pair{"unroll", &op.unroll}}) {
       auto n = r.optional(key);
@@ -289,9 +285,8 @@ class KernelParser {
       return ref;
     }
     sim::MapReader r(node, "operand");
-    const sim::Node b = r.required("buffer");
-    ref.buffer = set_.buffer(b, b.as_string());
-    if (auto g = r.optional("region")) ref.region = Expr::parse(*g, scope_);
+    if (!r.has("buffer")) node.fail("operand is missing the required key 'buffer'");
+    ref = parse_data(r, set_, scope_);
     r.finish();
     return ref;
   }
@@ -421,6 +416,16 @@ int KernelSet::find(const std::string& name) const {
   for (std::size_t i = 0; i < kernels.size(); ++i)
     if (kernels[i].name == name) return static_cast<int>(i);
   return -1;
+}
+
+BufferRef parse_data(sim::MapReader& r, const KernelSet& set, const Scope& scope) {
+  BufferRef ref;
+  if (auto b = r.optional("buffer")) ref.buffer = set.buffer(*b, b->as_string());
+  if (auto g = r.optional("region")) {
+    if (ref.buffer < 0) g->fail("a region is a part of a buffer: name the 'buffer' too");
+    ref.region = Expr::parse(*g, scope);
+  }
+  return ref;
 }
 
 int KernelSet::buffer(const sim::Node& at, const std::string& name) const {

@@ -255,6 +255,10 @@ struct KernelSet {
   int buffer(const sim::Node& at, const std::string& name) const;
 };
 
+// An op's `buffer` and `region` keys from `r` (both optional; a region needs a buffer), the
+// buffer looked up in `set`, the region parsed in `scope`.
+BufferRef parse_data(sim::MapReader& r, const KernelSet& set, const Scope& scope);
+
 // Parses the `kernels:` mapping. `host` is the scope of the schedule's top level (params, rank,
 // world in their slots); kernel slots continue after them.
 KernelSet parse_kernels(const sim::Node& node, const Scope& host);

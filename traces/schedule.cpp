@@ -377,11 +377,7 @@ class Parser {
     m.bytes = Expr::parse(r.required("bytes"), scope_);
     if (auto n = r.optional("src")) m.src = Expr::parse(*n, scope_);
     if (auto n = r.optional("dst")) m.dst = Expr::parse(*n, scope_);
-    if (auto b = r.optional("buffer")) m.data.buffer = s_.kernels.buffer(*b, b->as_string());
-    if (auto g = r.optional("region")) {
-      if (m.data.buffer < 0) g->fail("a region is a part of a buffer: name the 'buffer' too");
-      m.data.region = Expr::parse(*g, scope_);
-    }
+    m.data = parse_data(r, s_.kernels, scope_);
     r.finish();
     return m;
   }

@@ -96,7 +96,7 @@ Result simulate(const Schedule& schedule, const Env& params, const Machine& mach
   register_fabric(catalog, fabric, machine.topology());
   Result out;
   out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog,
-                    CollectiveTransport::sm_copies, limits.max_ops, check);
+                    {CollectiveTransport::sm_copies, limits.max_ops, check});
   out.roofline = compute_roofline(catalog, net, out.run.end.since_start());
   return out;
 }

@@ -42,7 +42,7 @@ RunResult run(const std::string& text, int gpus, const models::HardwareSpec& dev
   sim::FluidNetwork net(engine);
   Crossbar fabric(net, gpus);
   return execute(s, param_values(s, overrides), engine, net, fabric, dev, nullptr,
-                 CollectiveTransport::copy_engines);
+                 {CollectiveTransport::copy_engines});
 }
 
 std::int64_t end_of(const RunResult& r, int rank, const std::string& stream) {
