@@ -598,12 +598,13 @@ class Executor {
         st.rank, kernel, std::move(env), start,
         [this, i, kernel, label, begin, after = std::move(after)] {
           StreamRun& done = stream(i);
+          const int id = done.launch;
           done.launch = -1;
           if (after) after();
           kernel_results_.push_back(
               {done.rank, stream_name(done),
                std::string(s_.kernels.kernels[static_cast<std::size_t>(kernel)].name), begin,
-               engine_.now()});
+               engine_.now(), kernels_->role_times(id)});
           op_done(i, label);
         },
         checked && check_ ? std::optional(st.agent) : std::nullopt);

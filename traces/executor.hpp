@@ -38,6 +38,7 @@
 #include "sim/units.hpp"
 #include "traces/collective.hpp"
 #include "traces/data_check.hpp"
+#include "traces/kernel_exec.hpp"
 #include "traces/schedule.hpp"
 #include "traces/transfers.hpp"
 #include "traces/walker.hpp"
@@ -89,6 +90,7 @@ struct KernelResult {
   std::string stream;
   std::string kernel;
   sim::Time begin, end;
+  std::vector<KernelRunner::RoleTime> roles;  // when each role ran, over its CTAs
 };
 
 // What `mgsim check` found in a run (traces/data_check.hpp).

@@ -20,6 +20,15 @@ int KernelRunner::launch(int rank, int kernel, Env env, sim::Duration start,
   return kernel::launch(*runner_, rank, kernel, std::move(env), start, std::move(done), stream);
 }
 
+std::vector<KernelRunner::RoleTime> KernelRunner::role_times(int id) const {
+  const kernel::LaunchRun& l = *runner_->launches.at(static_cast<std::size_t>(id));
+  std::vector<RoleTime> out;
+  for (std::size_t r = 0; r < l.roles.size(); ++r)
+    if (l.roles[r].first != sim::Time::max())
+      out.push_back({l.def->roles[r].name, l.roles[r].first, l.roles[r].second});
+  return out;
+}
+
 std::string KernelRunner::blocked_reason(int id) const {
   return kernel::blocked_reason(*runner_, id);
 }

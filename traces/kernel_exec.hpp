@@ -34,6 +34,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "models/gpu.hpp"
 #include "sim/engine.hpp"
@@ -72,6 +73,14 @@ class KernelRunner {
   // blocked_reason().
   int launch(int rank, int kernel, Env env, sim::Duration start, std::function<void()> done,
              std::optional<DataCheck::Agent> stream = std::nullopt);
+
+  // When each role of launch `id` ran: from its first CTA's start to its last CTA's end, for
+  // the roles that ran on some CTA, in the kernel's order.
+  struct RoleTime {
+    std::string role;
+    sim::Time begin, end;
+  };
+  std::vector<RoleTime> role_times(int id) const;
 
   // Why launch `id` has not finished (for deadlock reports): the first blocked role, naming
   // rank, kernel, CTA, role and what it waits on, and how many more are blocked.

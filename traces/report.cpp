@@ -180,7 +180,7 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
           .end();
     }
     w.end().key("kernels").array();
-    for (const KernelResult& k : r.kernels)
+    for (const KernelResult& k : r.kernels) {
       w.object()
           .key("rank")
           .value(k.rank)
@@ -191,8 +191,19 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
           .key("begin_ps")
           .value(k.begin.picoseconds())
           .key("end_ps")
-          .value(k.end.picoseconds())
-          .end();
+          .value(k.end.picoseconds());
+      w.key("roles").array();
+      for (const KernelRunner::RoleTime& r : k.roles)
+        w.object()
+            .key("role")
+            .value(r.role)
+            .key("begin_ps")
+            .value(r.begin.picoseconds())
+            .key("end_ps")
+            .value(r.end.picoseconds())
+            .end();
+      w.end().end();
+    }
     w.end().key("roofline").raw(roofline_json(run.result.roofline)).end();
   }
   w.end().end();

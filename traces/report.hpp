@@ -41,7 +41,8 @@ std::string runs_text(const ReportHeader& h, const std::vector<Run>& runs, std::
                       bool collective_table);
 
 // `mgsim run --json`: {"schedule", "topology", "hw", "runs": [{"params", "world", "end_ps",
-// "streams", "collectives", "kernels", "roofline"}, ...]}.
+// "streams", "collectives", "kernels" (each launch, with "roles": when each role ran over its
+// CTAs), "roofline"}, ...]}.
 std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs);
 
 // `mgsim bound`'s text: a header, the roofline table, the predicted time and the fraction.

@@ -103,6 +103,8 @@ void start_cta(Runner& x, LaunchRun& l, int sm) {
   const sim::Time at = dispatch(x, l.rank);
   for (auto& role : c->roles) {
     RoleRun* r = role.get();
+    sim::Time& begin = l.roles[static_cast<std::size_t>(r->role)].first;
+    begin = std::min(begin, at);
     x.engine.schedule_at(at, [&x, r] { advance(x, *r); });
   }
 }
@@ -201,6 +203,7 @@ int launch(Runner& x, int rank, int kernel, Env env, sim::Duration start,
   run->id = static_cast<int>(x.launches.size());
   run->rank = rank;
   run->def = &x.kernels.kernels[static_cast<std::size_t>(kernel)];
+  run->roles.assign(run->def->roles.size(), {sim::Time::max(), sim::Time::zero()});
   if (stream && x.check) run->check = x.check->launch_begin(*stream, run->def->name);
   run->env = std::move(env);
   run->done = std::move(done);

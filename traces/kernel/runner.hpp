@@ -100,6 +100,8 @@ struct LaunchRun {
   std::function<void()> done;
   sim::Time tail;  // when its last CTA without roles was dispatched, or its last signal lands
   int check = -1;  // its launch in the data check; -1: not checked
+  // Per role of the kernel: its first CTA's start and its last CTA's end (max, 0: never ran).
+  std::vector<std::pair<sim::Time, sim::Time>> roles;
   // Live CTAs, in no order (a finished one is swapped with the last and released).
   std::vector<std::unique_ptr<CtaRun>> ctas;
   bool started = false;

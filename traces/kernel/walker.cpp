@@ -22,6 +22,8 @@ void advance(Runner& x, RoleRun& r) {
   x.stats.ops += r.walker.ops() - before;
   r.done = true;
   r.current = nullptr;
+  sim::Time& end = r.cta->launch->roles[static_cast<std::size_t>(r.role)].second;
+  end = std::max(end, x.engine.now());
   if (r.agent) x.check->role_end(*r.agent);
   role_done(x, *r.cta);
 }
