@@ -44,17 +44,6 @@ struct Checked {
   sim::Duration baseline;
 };
 
-std::vector<traces::Violation> with_deadlock(std::vector<traces::Violation> v,
-                                             const traces::Result& r) {
-  if (r.deadlocked()) {
-    const traces::BlockedStream& b = r.run.blocked.front();
-    v.push_back({"deadlock", b.where,
-                 fmt::format("rank {} stream '{}' never finishes: it waits for {}", b.rank,
-                             b.stream, b.waiting_for)});
-  }
-  return v;
-}
-
 std::vector<Checked> check_alone(const CheckOptions& o, const traces::Machine& machine) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const Overrides defines = parse_schedule_defines(o.defines);
@@ -63,7 +52,7 @@ std::vector<Checked> check_alone(const CheckOptions& o, const traces::Machine& m
        traces::run_points(schedule, defines, std::nullopt, machine, nullptr, limits_of(o), true)) {
     Checked c;
     c.params = run.params;
-    c.violations = with_deadlock(run.result.run.check->violations, run.result);
+    c.violations = traces::with_deadlock(run.result.run.check->violations, run.result);
     c.time = run.result.run.end.since_start();
     out.push_back(std::move(c));
   }

@@ -113,6 +113,16 @@ Schedule load_problem_schedule(const Problem& p, const sim::Node& root) {
   return s;
 }
 
+std::vector<Violation> with_deadlock(std::vector<Violation> violations, const Result& run) {
+  if (run.deadlocked()) {
+    const BlockedStream& b = run.run.blocked.front();
+    violations.push_back({"deadlock", b.where,
+                          fmt::format("rank {} stream '{}' never finishes: it waits for {}", b.rank,
+                                      b.stream, b.waiting_for)});
+  }
+  return violations;
+}
+
 Evaluation evaluate(const Problem& p, std::size_t shape, const Schedule& schedule,
                     const Machine& machine, const Limits& limits, const Overrides& defines) {
   Evaluation out;
@@ -149,12 +159,7 @@ Evaluation evaluate(const Problem& p, std::size_t shape, const Schedule& schedul
                      done[static_cast<std::size_t>(r)], p.name, out.flops)});
     break;
   }
-  if (run.result.deadlocked())
-    out.violations.push_back(
-        {"deadlock", run.result.run.blocked.front().where,
-         fmt::format("rank {} stream '{}' never finishes: it waits for {}",
-                     run.result.run.blocked.front().rank, run.result.run.blocked.front().stream,
-                     run.result.run.blocked.front().waiting_for)});
+  out.violations = with_deadlock(std::move(out.violations), run.result);
   out.result = std::move(run.result);
   return out;
 }

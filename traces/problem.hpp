@@ -69,6 +69,10 @@ struct Evaluation {
   std::int64_t flops = 0, receive = 0;  // the work per rank
 };
 
+// `violations` with a "deadlock" violation appended when `run` deadlocked (its first blocked
+// stream, where it waits and on what).
+std::vector<Violation> with_deadlock(std::vector<Violation> violations, const Result& run);
+
 // Runs `schedule` (loaded by load_problem_schedule) checked, with shape `shape` and `defines`
 // for the schedule's other params (a ConfigError for a param of the problem's), on `machine`.
 Evaluation evaluate(const Problem& p, std::size_t shape, const Schedule& schedule,
