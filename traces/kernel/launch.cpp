@@ -233,10 +233,12 @@ std::string blocked_reason(const Runner& x, int id) {
       if (r->done || !r->waiting.blocked()) continue;
       if (first.empty()) {
         const sim::SourceLocation& w = r->current->where;
-        std::string what = r->waiting.what;
-        if (r->waiting.flag)
-          what += fmt::format(" to reach {} (it is {})", r->waiting.value,
-                              x.flags.value(*r->waiting.flag));
+        const Waiting& on = r->waiting;
+        const std::string what =
+            on.flag ? fmt::format("{} to reach {} (it is {})", x.flags.text(*on.flag), on.value,
+                                  x.flags.value(*on.flag))
+                    : fmt::format("barrier '{}' to reach {} arrivals (it has {})", *on.barrier,
+                                  on.value, on.arrivals);
         first = fmt::format(
             "kernel '{}' on rank {}: CTA {} (SM {}) role '{}' waits for {} "
             "(at {}:{}:{})",

@@ -27,8 +27,9 @@ void set_flag(Runner& x, const FlagKey& key, int writer, std::int64_t value, boo
   if (snapshot) x.check->land(*snapshot, check_key(key), add ? x.flags.value(key) + value : value);
   x.flags.set(key, value, add, [&x, &key, writer](RoleRun& waiter) {
     if (waiter.agent)
-      x.check->acquire_flag(*waiter.agent, check_key(key), waiter.waiting.value, x.flags.text(key),
-                            waiter.current->where);
+      x.check->acquire_flag(
+          *waiter.agent, check_key(key), waiter.waiting.value,
+          [&x, &key] { return x.flags.text(key); }, waiter.current->where);
     const int rank = x.rank_of(waiter);
     const int owner = std::get<0>(key);
     const models::SyncSpec& sync = x.spec.sync;

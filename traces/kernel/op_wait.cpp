@@ -11,8 +11,9 @@ bool start_wait(Runner& x, RoleRun& r, const FlagWaitOp& op) {
   const std::int64_t threshold = op.value.eval(r.env);
   if (!x.flags.wait(key, threshold, r, r.waiting)) return false;
   if (r.agent)
-    x.check->acquire_flag(*r.agent, {DataCheck::flag, owner, op.flag, std::get<2>(key)}, threshold,
-                          x.flags.text(key), r.current->where);
+    x.check->acquire_flag(
+        *r.agent, {DataCheck::flag, owner, op.flag, std::get<2>(key)}, threshold,
+        [&x, &key] { return x.flags.text(key); }, r.current->where);
   return true;
 }
 

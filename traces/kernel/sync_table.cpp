@@ -6,7 +6,6 @@ namespace mgsim::traces::kernel {
 
 bool Flags::wait(const FlagKey& key, std::int64_t value, RoleRun& role, Waiting& waiting) {
   if (table_.wait(key, value, &role)) return true;
-  waiting.what = text(key);
   waiting.flag = key;
   waiting.value = value;
   return false;
@@ -21,8 +20,9 @@ std::string Flags::text(const FlagKey& key) const {
 bool Barriers::sync(int barrier, const std::string& name, std::int64_t need, RoleRun& role,
                     Waiting& waiting) {
   if (table_.wait(barrier, need, &role)) return true;
-  const std::int64_t have = table_.value(barrier);
-  waiting.what = fmt::format("barrier '{}' to reach {} arrivals (it has {})", name, need, have);
+  waiting.barrier = &name;
+  waiting.value = need;
+  waiting.arrivals = table_.value(barrier);
   return false;
 }
 

@@ -23,16 +23,18 @@ struct RoleRun;
 
 using FlagKey = std::tuple<int, int, std::int64_t>;  // rank, flag, index
 
-// What a blocked role waits for, for deadlock reports.
+// What a blocked role waits for, for deadlock reports (their text is made only then: a run
+// blocks and wakes roles far more often than it deadlocks).
 struct Waiting {
-  std::string what;             // non-empty while blocked
-  std::optional<FlagKey> flag;  // a flag wait: the flag and its threshold
-  std::int64_t value = 0;
+  std::optional<FlagKey> flag;           // a flag wait: the flag
+  const std::string* barrier = nullptr;  // a barrier wait: the barrier's name
+  std::int64_t value = 0;                // the flag's threshold, or the arrivals the sync needs
+  std::int64_t arrivals = 0;             // a barrier wait: the arrivals when it blocked
 
-  bool blocked() const { return !what.empty(); }
+  bool blocked() const { return flag || barrier; }
   void clear() {
-    what.clear();
     flag.reset();
+    barrier = nullptr;
   }
 };
 
@@ -71,7 +73,7 @@ class Barriers {
   }
 
   // True when `barrier` has `need` arrivals; otherwise `role` waits (`waiting` says on what;
-  // `name` is the barrier's).
+  // `name` is the barrier's and outlives the wait).
   bool sync(int barrier, const std::string& name, std::int64_t need, RoleRun& role,
             Waiting& waiting);
 
