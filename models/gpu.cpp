@@ -76,10 +76,18 @@ void Gpu::create_sm_pipes() {
   const sim::Bandwidth rate =
       sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::bf16));
   const std::string group = gpu_group(rank_, "tensor");  // named once for all the SMs
+  // A GPU has a hundred or more SMs and a rollout may place a kernel on every GPU: the names
+  // are built on one prefix.
+  tensor_.reserve(static_cast<std::size_t>(spec_->sm.count));
+  std::string name = fmt::format("gpu{}.sm", rank_);
+  const std::size_t prefix = name.size();
   for (int s = 0; s < spec_->sm.count; ++s) {
-    tensor_.push_back(
-        add_to_group(fmt::format("sm{}.tensor", s), rate, UnitKind::tensor_pipe, group));
-    net_->set_trace_counter(tensor_.back(), "GFLOP/s");
+    name.resize(prefix);
+    name.append(std::to_string(s)).append(".tensor");
+    const sim::ResourceId id = net_->add_resource(name, rate);
+    if (catalog_) catalog_->add(id, UnitKind::tensor_pipe, rank_, group);
+    net_->set_trace_counter(id, "GFLOP/s");
+    tensor_.push_back(id);
   }
   fp32_.assign(tensor_.size(), std::nullopt);
   memory_.assign(tensor_.size(), std::nullopt);

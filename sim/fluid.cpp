@@ -3,6 +3,7 @@
 // sim/detail/fluid_solve.cpp.
 #include "sim/fluid.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -36,6 +37,12 @@ ResourceId FluidNetwork::add_resource(std::string name, Bandwidth capacity) {
   r.last_fold = impl_->engine.now();
   impl_->resources.push_back(std::move(r));
   return ResourceId{static_cast<std::uint32_t>(impl_->resources.size() - 1)};
+}
+
+void FluidNetwork::reserve_resources(std::size_t more) {
+  // Geometric, as push_back grows: a reserve per GPU must not copy every resource per GPU.
+  std::vector<Resource>& r = impl_->resources;
+  if (r.size() + more > r.capacity()) r.reserve(std::max(r.size() + more, 2 * r.capacity()));
 }
 
 void FluidNetwork::set_trace_track(ResourceId id, std::string process, std::string thread) {

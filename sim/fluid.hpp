@@ -60,6 +60,8 @@ class FluidNetwork {
 
   // `name` labels the resource in stats and traces ("gpu0.nvlink.out"). REQUIRES: capacity > 0.
   ResourceId add_resource(std::string name, Bandwidth capacity);
+  // Room for `more` resources beyond those added so far (a GPU's SM pipes come by the hundred).
+  void reserve_resources(std::size_t more);
   // The trace track of a resource's bandwidth counter, when its name does not say it: by default
   // "gpu0.hbm" is counter "hbm" of process "gpu0" (a name without a dot is its own process).
   void set_trace_track(ResourceId id, std::string process, std::string thread);

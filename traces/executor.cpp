@@ -121,9 +121,14 @@ class Executor {
     gpus_.reserve(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
-    if (!s.kernels.kernels.empty())
+    if (!s.kernels.kernels.empty()) {
+      // Kernels give every GPU they run on a tensor pipe per SM, and a memory pipe per SM that
+      // loads or stores: room for them at once, not growing the network GPU by GPU.
+      net.reserve_resources(static_cast<std::size_t>(world_) * 2 *
+                            static_cast<std::size_t>(hw.sm.count));
       kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_,
                                                 check_.get());
+    }
     rank_streams_.resize(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
