@@ -271,89 +271,86 @@ bool Expr::is_constant() const {
 
 std::int64_t Expr::eval(const Env& env) const {
   // Postfix programs of schedule values are short; a fixed stack avoids allocation per evaluation.
+  // One switch per instruction: a kernel evaluates its ops' values and conditions every time they
+  // run, thousands of times per collective.
   constexpr std::size_t kMaxDepth = 64;
   std::int64_t stack[kMaxDepth];
   std::size_t sp = 0;
+  const auto overflow = [this] { fail(fmt::format("integer overflow in '{}'", text_)); };
   for (std::size_t pc = 0; pc < program_.size(); ++pc) {
     const Instr& in = program_[pc];
-    if (in.code == Code::push || in.code == Code::load) {
-      if (sp == kMaxDepth) fail(fmt::format("expression '{}' is nested too deeply", text_));
-      stack[sp++] = in.code == Code::push ? in.arg : env[static_cast<std::size_t>(in.arg)];
-      continue;
+    switch (in.code) {
+      case Code::push:
+      case Code::load:
+        if (sp == kMaxDepth) fail(fmt::format("expression '{}' is nested too deeply", text_));
+        stack[sp++] = in.code == Code::push ? in.arg : env[static_cast<std::size_t>(in.arg)];
+        continue;
+      case Code::neg:
+        if (stack[sp - 1] == std::numeric_limits<std::int64_t>::min()) fail("integer overflow");
+        stack[sp - 1] = -stack[sp - 1];
+        continue;
+      case Code::logical_not:
+      case Code::to_bool:
+        stack[sp - 1] = (stack[sp - 1] != 0) == (in.code == Code::to_bool);
+        continue;
+      case Code::and_jump:
+      case Code::or_jump:
+        if ((stack[sp - 1] != 0) == (in.code == Code::or_jump)) {
+          stack[sp - 1] = in.code == Code::or_jump;
+          pc = static_cast<std::size_t>(in.arg) - 1;  // the loop's ++pc lands on the target
+        } else {
+          --sp;
+        }
+        continue;
+      default:
+        break;
     }
-    if (in.code == Code::neg) {
-      if (stack[sp - 1] == std::numeric_limits<std::int64_t>::min()) fail("integer overflow");
-      stack[sp - 1] = -stack[sp - 1];
-      continue;
-    }
-    if (in.code == Code::logical_not || in.code == Code::to_bool) {
-      stack[sp - 1] = (stack[sp - 1] != 0) == (in.code == Code::to_bool);
-      continue;
-    }
-    if (in.code == Code::and_jump || in.code == Code::or_jump) {
-      const bool decided = (stack[sp - 1] != 0) == (in.code == Code::or_jump);
-      if (decided) {
-        stack[sp - 1] = in.code == Code::or_jump;
-        pc = static_cast<std::size_t>(in.arg) - 1;  // the loop's ++pc lands on the target
-      } else {
-        --sp;
-      }
-      continue;
-    }
+    // A binary operator: pops b, replaces a by a op b.
     const std::int64_t b = stack[--sp];
-    const std::int64_t a = stack[sp - 1];
-    std::int64_t r = 0;
+    std::int64_t& a = stack[sp - 1];
     switch (in.code) {
       case Code::add:
-        if (__builtin_add_overflow(a, b, &r)) fail(fmt::format("integer overflow in '{}'", text_));
+        if (__builtin_add_overflow(a, b, &a)) overflow();
         break;
       case Code::sub:
-        if (__builtin_sub_overflow(a, b, &r)) fail(fmt::format("integer overflow in '{}'", text_));
+        if (__builtin_sub_overflow(a, b, &a)) overflow();
         break;
       case Code::mul:
-        if (__builtin_mul_overflow(a, b, &r)) fail(fmt::format("integer overflow in '{}'", text_));
+        if (__builtin_mul_overflow(a, b, &a)) overflow();
         break;
       case Code::div:
       case Code::mod:
         if (b == 0) fail(fmt::format("division by zero in '{}'", text_));
-        if (a == std::numeric_limits<std::int64_t>::min() && b == -1)
-          fail(fmt::format("integer overflow in '{}'", text_));
-        r = in.code == Code::div ? a / b : a % b;
+        if (a == std::numeric_limits<std::int64_t>::min() && b == -1) overflow();
+        a = in.code == Code::div ? a / b : a % b;
         break;
       case Code::min:
-        r = std::min(a, b);
+        a = std::min(a, b);
         break;
       case Code::max:
-        r = std::max(a, b);
+        a = std::max(a, b);
         break;
       case Code::lt:
-        r = a < b;
+        a = a < b;
         break;
       case Code::le:
-        r = a <= b;
+        a = a <= b;
         break;
       case Code::gt:
-        r = a > b;
+        a = a > b;
         break;
       case Code::ge:
-        r = a >= b;
+        a = a >= b;
         break;
       case Code::eq:
-        r = a == b;
+        a = a == b;
         break;
       case Code::ne:
-        r = a != b;
+        a = a != b;
         break;
-      case Code::push:
-      case Code::load:
-      case Code::neg:
-      case Code::logical_not:
-      case Code::and_jump:
-      case Code::or_jump:
-      case Code::to_bool:
-        break;  // handled above
+      default:
+        break;  // the unary codes, handled above
     }
-    stack[sp - 1] = r;
   }
   return stack[0];
 }
