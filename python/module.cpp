@@ -4,6 +4,7 @@
 //   m = mgsim.Machine("hgx-h200-8")                       # topology preset or .yaml, hardware
 //   r = m.run(yaml_text_or_dict, params={"SIZE": "64MiB"}, limits={"max_events": 10**6})
 //   r["time_us"], r["bound_us"], r["fraction"], r["bottleneck"], r["streams"], r["json"]
+//                                                         # a Result: a read-only mapping
 //   m.run(text, check=True)["violations"]                 # mgsim check's, as dicts
 //   p = mgsim.Problem("problems/ag_gemm.yaml")            # a problem with its baseline
 //   e = m.evaluate(p, text, shape=0)                      # {valid, violations, time_us,
@@ -17,6 +18,7 @@
 // ConfigError), mgsim.DeadlockError (the schedule deadlocked; who waits on what).
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -77,35 +79,83 @@ py::list violations_list(const std::vector<traces::Violation>& violations) {
   return out;
 }
 
-py::dict run(const traces::Machine& machine, const py::object& schedule, const py::dict& params,
-             const py::object& limits_dict, const std::string& name, bool check) {
+// What Machine.run returns: a read-only mapping. The figures a reward needs (time, bound,
+// fraction, bottleneck, validity) are there at once; "json" (mgsim run --json's text) and the rest
+// of the run's keys are made the first time one is asked for, since a rollout loop mostly never
+// asks (writing and parsing the JSON was a sixth of a small collective's rollout).
+class Result {
+ public:
+  Result(traces::Run run, const traces::Machine& machine, std::string name, py::dict head)
+      : run_(std::move(run)), machine_(&machine), name_(std::move(name)), head_(std::move(head)) {}
+
+  py::object get(const std::string& key) {
+    if (head_.contains(key)) return head_[key.c_str()];
+    if (key == "json") return py::str(json());
+    const py::dict whole = runs();
+    if (!whole.contains(key)) throw py::key_error(key);
+    return whole[key.c_str()];
+  }
+  bool contains(const std::string& key) {
+    return head_.contains(key) || key == "json" || runs().contains(key);
+  }
+  py::list keys() {
+    py::list out;
+    for (const auto& item : head_) out.append(item.first);
+    out.append("json");
+    for (const auto& item : runs())
+      if (!head_.contains(item.first)) out.append(item.first);
+    return out;
+  }
+
+ private:
+  const std::string& json() {
+    if (json_.empty()) json_ = traces::runs_json({name_, machine_}, {run_});
+    return json_;
+  }
+  // The run's object of the JSON report, parsed once.
+  py::dict runs() {
+    if (!parsed_) {
+      const py::dict whole = py::module_::import("json").attr("loads")(json());
+      parsed_ = py::list(whole["runs"])[0].cast<py::dict>();
+    }
+    return *parsed_;
+  }
+
+  traces::Run run_;
+  const traces::Machine* machine_;  // kept alive by the Python Machine (keep_alive in run)
+  std::string name_;
+  py::dict head_;
+  std::string json_;
+  std::optional<py::dict> parsed_;
+};
+
+Result run(const traces::Machine& machine, const py::object& schedule, const py::dict& params,
+           const py::object& limits_dict, const std::string& name, bool check) {
   const std::string text = schedule_text(schedule);
   const traces::Overrides overrides = overrides_of(params);
   const traces::Limits limits = limits_of(limits_dict);
-  std::string json;
-  std::vector<traces::Violation> violations;
+  std::optional<traces::Run> run;
   {
     py::gil_scoped_release free;
     const traces::Schedule parsed = traces::load_schedule(sim::Node::load_string(text, name));
-    const traces::Run run = traces::run_one(parsed, overrides, machine, nullptr, limits, check);
-    if (run.result.deadlocked()) throw Deadlock(traces::deadlock_report(name, run.result.run));
-    json = traces::runs_json({name, &machine}, {run});
-    if (check) violations = run.result.run.check->violations;
+    run = traces::run_one(parsed, overrides, machine, nullptr, limits, check);
+    if (run->result.deadlocked()) throw Deadlock(traces::deadlock_report(name, run->result.run));
   }
-  const py::dict whole = py::module_::import("json").attr("loads")(json);
-  py::dict out = py::list(whole["runs"])[0].cast<py::dict>();
+  const traces::Roofline& roofline = run->result.roofline;
+  const sim::Time end = run->result.run.end;
+  py::dict head;
+  head["time_ps"] = end.since_start().picoseconds();
+  head["time_us"] = end.since_start().microseconds();
+  head["bound_us"] = roofline.bound.microseconds();
+  head["fraction"] = roofline.fraction();
+  const traces::UnitTerm* bottleneck = roofline.bottleneck();
+  head["bottleneck"] = bottleneck ? py::object(py::str(bottleneck->group)) : py::none();
   if (check) {
-    out["violations"] = violations_list(violations);
-    out["valid"] = violations.empty();
+    const std::vector<traces::Violation>& violations = run->result.run.check->violations;
+    head["violations"] = violations_list(violations);
+    head["valid"] = violations.empty();
   }
-  const py::dict roofline = out["roofline"];
-  out["time_ps"] = out["end_ps"];
-  out["time_us"] = out["end_ps"].cast<double>() / 1e6;
-  out["bound_us"] = roofline["bound_ps"].cast<double>() / 1e6;
-  out["fraction"] = roofline["fraction"];
-  out["bottleneck"] = roofline["bottleneck"];
-  out["json"] = json;
-  return out;
+  return {std::move(*run), machine, name, std::move(head)};
 }
 
 // A problem with its baselines' times, measured once per machine and shape.
@@ -202,17 +252,45 @@ PYBIND11_MODULE(mgsim, m) {
           "gpus", [](const traces::Machine& machine) { return machine.topology().gpu_count(); })
       .def("run", &python::run, py::arg("schedule"), py::arg("params") = py::dict(),
            py::arg("limits") = py::none(), py::arg("name") = "<schedule>", py::arg("check") = false,
+           py::keep_alive<0, 1>(),
            "Runs a schedule (YAML text or a dict) with params (as -D) within limits ({max_ops, "
            "max_events, max_time: '2s', max_wall: seconds, max_memory: '8GiB'}, as mgsim "
-           "serve's); returns the run as a dict (mgsim run --json's run, plus time_ps, "
-           "time_us, bound_us, fraction, bottleneck and json; with check, as mgsim check: "
-           "valid and violations)")
+           "serve's); returns a Result, a read-only mapping: time_ps, time_us, bound_us, "
+           "fraction, bottleneck (with check, as mgsim check: valid and violations), json "
+           "(mgsim run --json's text) and the keys of mgsim run --json's run")
       .def("evaluate", &python::evaluate, py::arg("problem"), py::arg("schedule"),
            py::arg("shape") = 0, py::arg("params") = py::dict(), py::arg("limits") = py::none(),
            py::arg("name") = "<schedule>",
            "Checks and runs a schedule for a problem at one of its shapes (params: the "
            "schedule's other params); returns {valid, violations, time_us, baseline_us, "
            "speedup, bound_us, fraction} (bound: the problem's, from its work)");
+  py::class_<python::Result>(m, "Result",
+                             "A run's results: a read-only mapping (Machine.run says its keys)")
+      .def("__getitem__", &python::Result::get)
+      .def("__contains__", &python::Result::contains)
+      .def("keys", &python::Result::keys)
+      .def("__iter__", [](python::Result& r) { return r.keys().attr("__iter__")(); })
+      .def("__len__", [](python::Result& r) { return py::len(r.keys()); })
+      .def(
+          "get",
+          [](python::Result& r, const std::string& key, const py::object& otherwise) {
+            return r.contains(key) ? r.get(key) : otherwise;
+          },
+          py::arg("key"), py::arg("default") = py::none())
+      .def("items",
+           [](python::Result& r) {
+             py::list out;
+             for (const py::handle key : r.keys())
+               out.append(py::make_tuple(key, r.get(key.cast<std::string>())));
+             return out;
+           })
+      .def("values", [](python::Result& r) {
+        py::list out;
+        for (const py::handle key : r.keys()) out.append(r.get(key.cast<std::string>()));
+        return out;
+      });
+  // isinstance(result, collections.abc.Mapping), and dict(result) is the whole run.
+  py::module_::import("collections.abc").attr("Mapping").attr("register")(m.attr("Result"));
   py::class_<python::Problem>(m, "Problem", "A problem (problems/): buffers, work, baseline")
       .def(py::init([](const std::string& path) {
              auto p = std::make_unique<python::Problem>();

@@ -1,5 +1,6 @@
 """The Python module: runs in process, the same answers as the CLI, errors as exceptions, limits,
 many threads at once with bit-identical results."""
+import collections.abc
 import json
 import subprocess
 import threading
@@ -137,3 +138,17 @@ def test_evaluate_scores_against_the_problem_and_refuses_hacks(hgx):
     assert hacked["baseline_us"] == honest["baseline_us"]  # measured once, then reused
     with pytest.raises(mgsim.ConfigError, match="param of problem"):
         hgx.evaluate(problem, text, params={"M": 4096})
+
+
+def test_a_result_is_a_mapping_made_as_it_is_read(hgx):
+    r = hgx.run(PEER_COPY)
+    assert isinstance(r, collections.abc.Mapping)
+    whole = dict(r)
+    assert set(r) == set(whole) and len(r) == len(whole)
+    assert {"time_ps", "bound_us", "json", "streams", "roofline", "end_ps"} <= set(r)
+    assert whole["json"] == r["json"] and json.loads(r["json"])["runs"][0]["end_ps"] == r["time_ps"]
+    assert r.get("no such key", 7) == 7 and "no such key" not in r
+    with pytest.raises(KeyError):
+        r["no such key"]
+    assert r["fraction"] == pytest.approx(r["roofline"]["fraction"], abs=1e-6)
+    assert dict(r.items())["world"] == 2 and 2 in r.values()
