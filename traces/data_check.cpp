@@ -9,13 +9,6 @@
 
 namespace mgsim::traces {
 
-std::uint32_t Clock::get(std::uint32_t agent) const {
-  const std::uint32_t first = agent - agent % kBlock;
-  const auto it = std::lower_bound(blocks_.begin(), blocks_.end(), first,
-                                   [](const Block& b, std::uint32_t f) { return b.first < f; });
-  return it != blocks_.end() && it->first == first ? it->ticks[agent - first] : 0;
-}
-
 void Clock::raise(std::uint32_t agent, std::uint32_t tick) {
   const std::uint32_t first = agent - agent % kBlock;
   auto it = std::lower_bound(blocks_.begin(), blocks_.end(), first,
@@ -31,9 +24,29 @@ void Clock::join(const Clock& other) {
     blocks_ = other.blocks_;
     return;
   }
+  // Mostly `other` knows no agent block that this clock lacks (a role joining the same
+  // signallers again): then the join is in place, without a new vector.
+  auto a = blocks_.begin();
+  bool subset = true;
+  for (const Block& b : other.blocks_) {
+    a = std::lower_bound(a, blocks_.end(), b.first,
+                         [](const Block& x, std::uint32_t f) { return x.first < f; });
+    if (a == blocks_.end() || a->first != b.first) {
+      subset = false;
+      break;
+    }
+  }
+  if (subset) {
+    a = blocks_.begin();
+    for (const Block& b : other.blocks_) {
+      while (a->first < b.first) ++a;
+      for (std::uint32_t i = 0; i < kBlock; ++i) a->ticks[i] = std::max(a->ticks[i], b.ticks[i]);
+    }
+    return;
+  }
   std::vector<Block> out;
   out.reserve(blocks_.size() + other.blocks_.size());
-  auto a = blocks_.begin();
+  a = blocks_.begin();
   auto b = other.blocks_.begin();
   while (a != blocks_.end() || b != other.blocks_.end()) {
     if (b == other.blocks_.end() || (a != blocks_.end() && a->first < b->first)) {
@@ -188,8 +201,16 @@ void DataCheck::land(std::uint32_t snapshot, const SyncKey& key, std::int64_t va
   auto& [clock, by] = snapshots_[snapshot];
   std::vector<Landed>& history = flags_[key];
   if (!history.empty() && value < history.back().value) history.clear();  // a reset
-  Landed l{value, {by.first, by.second, nullptr, ""}, std::exchange(clock, {})};
-  if (!history.empty()) l.known.join(history.back().known);
+  Landed l{value, {by.first, by.second, nullptr, ""}, {}};
+  // What this signal's waiters learn: every earlier signal's and this one's. The signaller knows
+  // fewer agents than all of them together, so its clock is joined into theirs (in place).
+  if (history.empty()) {
+    l.known = std::exchange(clock, {});
+  } else {
+    l.known = history.back().known;
+    l.known.join(clock);
+    clock.clear();
+  }
   // Bounded: the oldest is dropped (a wait it satisfied then acquires the next, a little more).
   if (history.size() == kMaxLanded) history.erase(history.begin());
   history.push_back(std::move(l));
@@ -197,7 +218,8 @@ void DataCheck::land(std::uint32_t snapshot, const SyncKey& key, std::int64_t va
 }
 
 void DataCheck::acquire_flag(Agent a, const SyncKey& key, std::int64_t threshold,
-                             const std::string& flag_text, const sim::SourceLocation& where) {
+                             const std::function<std::string()>& flag_text,
+                             const sim::SourceLocation& where) {
   const auto it = flags_.find(key);
   if (it == flags_.end()) return;
   const std::vector<Landed>& history = it->second;
@@ -211,18 +233,27 @@ void DataCheck::acquire_flag(Agent a, const SyncKey& key, std::int64_t threshold
            fmt::format("{}: this wait on {} returns on signals it had all synchronised with "
                        "already (the last by {}): the flag was not reset, or its threshold "
                        "raised, since it was last used",
-                       describe(a), flag_text, describe(first->by.agent)));
+                       describe(a), flag_text(), describe(first->by.agent)));
   acquire(a, first->known);
 }
 
 bool DataCheck::knows(Agent a, const Write& w) const {
-  if (w.agent == kInitial) return true;
-  const Clock& c = clocks_[a];
-  if (c.get(w.agent) >= w.tick) return true;
+  return w.agent == kInitial || knows(a, w, clocks_[a].get(w.agent));
+}
+
+bool DataCheck::knows(Agent a, const Write& w, std::uint32_t tick) const {
+  if (tick >= w.tick) return true;
   const AgentInfo& i = info_[w.agent];
   if (i.launch < 0) return false;
   const Launch& l = launches_[static_cast<std::size_t>(i.launch)];
-  return l.done != 0 && c.get(l.stream) >= l.done;
+  return l.done != 0 && clocks_[a].get(l.stream) >= l.done;
+}
+
+const DataCheck::Write* DataCheck::first_unknown(Agent a, const std::vector<Write>& writes) const {
+  Clock::Cursor at(clocks_[a]);
+  for (const Write& w : writes)
+    if (w.agent != kInitial && !knows(a, w, at.get(w.agent))) return &w;
+  return nullptr;
 }
 
 DataCheck::Buffer& DataCheck::buffer(int rank, int index) {
@@ -313,8 +344,8 @@ void DataCheck::read_one(Agent a, int rank, int index, std::int64_t g, Region& r
                          describe(a), op, data_text(rank, index, g)));
     return;
   }
-  for (const Write& w : r.writes) {
-    if (knows(a, w)) continue;
+  if (const Write* unknown = first_unknown(a, r.writes)) {
+    const Write& w = *unknown;
     report("early_read", where,
            fmt::format("{}: its {} reads {} before it is valid: the {} by {} ({}:{}:{}) does "
                        "not happen-before it (no wait, barrier, event or stream order between "
@@ -338,21 +369,20 @@ void DataCheck::write_one(Agent a, Region& r, std::int64_t region_bytes, std::in
   const Write w{a, clocks_[a].get(a), &where, op};
   ++r.version;
   // A new generation: the region was complete and this writer knows every write of it.
-  if (r.writes.empty() || (whole(r.written, region_bytes) &&
-                           std::all_of(r.writes.begin(), r.writes.end(),
-                                       [&](const Write& x) { return knows(a, x); }))) {
+  if (r.writes.empty() ||
+      (whole(r.written, region_bytes) && first_unknown(a, r.writes) == nullptr)) {
     r.writes.assign(1, w);  // a new generation
     r.written = std::min(bytes, region_bytes);
     r.from = origins_[a];
     return;
   }
   merge(r.from, origins_[a]);
-  const auto same =
-      std::find_if(r.writes.begin(), r.writes.end(), [a](const Write& x) { return x.agent == a; });
-  if (same != r.writes.end()) {
+  const auto same = std::lower_bound(r.writes.begin(), r.writes.end(), a,
+                                     [](const Write& x, Agent b) { return x.agent < b; });
+  if (same != r.writes.end() && same->agent == a) {
     *same = w;
   } else {
-    r.writes.push_back(w);
+    r.writes.insert(same, w);
   }
   r.written = std::min(r.written + bytes, region_bytes);
 }

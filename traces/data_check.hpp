@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,7 +63,13 @@ namespace mgsim::traces {
 // arrays and a copy a few memcpys, not a merge of single entries.
 class Clock {
  public:
-  std::uint32_t get(std::uint32_t agent) const;
+  // Inline: the check asks it for every write of every region a role reads.
+  std::uint32_t get(std::uint32_t agent) const {
+    const std::uint32_t first = agent - agent % kBlock;
+    const auto it = std::lower_bound(blocks_.begin(), blocks_.end(), first,
+                                     [](const Block& b, std::uint32_t f) { return b.first < f; });
+    return it != blocks_.end() && it->first == first ? it->ticks[agent - first] : 0;
+  }
   void raise(std::uint32_t agent, std::uint32_t tick);  // to at least `tick`
   void join(const Clock& other);
   // Sets to 0 every agent's tick for which drop(agent, tick) holds.
@@ -76,6 +83,24 @@ class Clock {
     });
   }
   void clear() { blocks_ = {}; }
+
+  // get() for agents asked in non-decreasing order: one pass over the blocks for all of them
+  // (a read checks every write of a region, kept sorted by agent).
+  class Cursor {
+   public:
+    explicit Cursor(const Clock& c) : c_(c) {}
+    std::uint32_t get(std::uint32_t agent) {
+      const std::uint32_t first = agent - agent % kBlock;
+      while (at_ < c_.blocks_.size() && c_.blocks_[at_].first < first) ++at_;
+      return at_ < c_.blocks_.size() && c_.blocks_[at_].first == first
+                 ? c_.blocks_[at_].ticks[agent - first]
+                 : 0;
+    }
+
+   private:
+    const Clock& c_;
+    std::size_t at_ = 0;
+  };
 
  private:
   static constexpr std::uint32_t kBlock = 16;
@@ -124,9 +149,10 @@ class DataCheck {
   std::uint32_t snapshot(Agent a);
   void land(std::uint32_t snapshot, const SyncKey& key, std::int64_t value);
   // A flag wait for `threshold` that returned: acquires the signals up to the first that took
-  // the flag there, and reports a stale wait.
+  // the flag there, and reports a stale wait (`flag_text` names the flag; called only then).
   void acquire_flag(Agent a, const SyncKey& key, std::int64_t threshold,
-                    const std::string& flag_text, const sim::SourceLocation& where);
+                    const std::function<std::string()>& flag_text,
+                    const sim::SourceLocation& where);
 
   // A read or write by `a` (an op of kind `op` at `where`) of `bytes` of buffer `buffer` (none:
   // -1) on `rank`: of region `region`, or of every region (-1), the bytes spread evenly; bytes
@@ -153,7 +179,8 @@ class DataCheck {
   using Origin = std::vector<std::uint64_t>;  // bit b x world + r: buffer b's input on rank r
   struct Region {
     Origin from;                // where its data comes from
-    std::vector<Write> writes;  // the current generation: since the region was last complete
+    std::vector<Write> writes;  // the current generation (since the region was last complete),
+                                // one per agent, sorted by agent
     std::int64_t written = 0;   // bytes of this generation
     std::int64_t read = 0;      // bytes read, ever
     std::uint64_t version = 0;  // counts its writes (invalidates Verified entries)
@@ -202,6 +229,10 @@ class DataCheck {
 
   Agent add_agent(AgentInfo info, Clock start);
   bool knows(Agent a, const Write& w) const;
+  // The same, given what a's clock holds for w's agent (`tick`).
+  bool knows(Agent a, const Write& w, std::uint32_t tick) const;
+  // Whether `a` knows every write of `writes` (sorted by agent); the first it does not.
+  const Write* first_unknown(Agent a, const std::vector<Write>& writes) const;
   void prune(Agent stream);
   Buffer& buffer(int rank, int index);
   // Calls f(region index, its record, the bytes it takes) for each region an access covers.
