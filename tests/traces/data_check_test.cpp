@@ -57,3 +57,31 @@ TEST_CASE("erase_if drops the entries it is asked to, and the blocks they empty"
   c.join(d);  // the emptied block is gone, so this one comes back whole
   CHECK(c.get(100) == 3);
 }
+
+TEST_CASE("a join of a clock whose blocks this one has is the same max, made in place") {
+  Clock a;
+  a.raise(1, 4);
+  a.raise(40, 1);
+  a.raise(500, 2);
+  Clock b;  // blocks of agents 0-15 and 496-511 only: both in a
+  b.raise(2, 9);
+  b.raise(1, 3);
+  b.raise(505, 6);
+  a.join(b);
+  CHECK(a.get(1) == 4);
+  CHECK(a.get(2) == 9);
+  CHECK(a.get(40) == 1);
+  CHECK(a.get(500) == 2);
+  CHECK(a.get(505) == 6);
+  CHECK(a.get(17) == 0);
+}
+
+TEST_CASE("a cursor reads a clock for agents in rising order as get does") {
+  Clock c;
+  c.raise(3, 1);
+  c.raise(18, 2);
+  c.raise(900, 3);
+  Clock::Cursor at(c);
+  for (std::uint32_t agent : {0u, 3u, 3u, 17u, 18u, 40u, 899u, 900u, 5000u})
+    CHECK(at.get(agent) == c.get(agent));
+}
