@@ -18,6 +18,12 @@ void Clock::raise(std::uint32_t agent, std::uint32_t tick) {
   t = std::max(t, tick);
 }
 
+Clock::Ticks Clock::max_of(Ticks a, const Ticks& b) {
+  // On a copy, so that the compiler need not fear `b` aliasing it: the loop is vectorised.
+  for (std::uint32_t i = 0; i < kBlock; ++i) a[i] = std::max(a[i], b[i]);
+  return a;
+}
+
 void Clock::join(const Clock& other) {
   if (other.blocks_.empty()) return;
   if (blocks_.empty()) {
@@ -29,18 +35,18 @@ void Clock::join(const Clock& other) {
   auto a = blocks_.begin();
   bool subset = true;
   for (const Block& b : other.blocks_) {
-    a = std::lower_bound(a, blocks_.end(), b.first,
-                         [](const Block& x, std::uint32_t f) { return x.first < f; });
+    while (a != blocks_.end() && a->first < b.first) ++a;
     if (a == blocks_.end() || a->first != b.first) {
       subset = false;
       break;
     }
+    ++a;
   }
   if (subset) {
     a = blocks_.begin();
     for (const Block& b : other.blocks_) {
       while (a->first < b.first) ++a;
-      for (std::uint32_t i = 0; i < kBlock; ++i) a->ticks[i] = std::max(a->ticks[i], b.ticks[i]);
+      a->ticks = max_of(a->ticks, b.ticks);
     }
     return;
   }
@@ -54,10 +60,9 @@ void Clock::join(const Clock& other) {
     } else if (a == blocks_.end() || b->first < a->first) {
       out.push_back(*b++);
     } else {
-      Block m = *a++;
-      for (std::uint32_t i = 0; i < kBlock; ++i) m.ticks[i] = std::max(m.ticks[i], b->ticks[i]);
+      out.push_back({a->first, max_of(a->ticks, b->ticks)});
+      ++a;
       ++b;
-      out.push_back(m);
     }
   }
   blocks_ = std::move(out);
@@ -238,21 +243,26 @@ void DataCheck::acquire_flag(Agent a, const SyncKey& key, std::int64_t threshold
 }
 
 bool DataCheck::knows(Agent a, const Write& w) const {
-  return w.agent == kInitial || knows(a, w, clocks_[a].get(w.agent));
+  return w.agent == kInitial || clocks_[a].get(w.agent) >= w.tick ||
+         knows_ended(a, info_[w.agent].launch);
 }
 
-bool DataCheck::knows(Agent a, const Write& w, std::uint32_t tick) const {
-  if (tick >= w.tick) return true;
-  const AgentInfo& i = info_[w.agent];
-  if (i.launch < 0) return false;
-  const Launch& l = launches_[static_cast<std::size_t>(i.launch)];
+bool DataCheck::knows_ended(Agent a, int launch) const {
+  if (launch < 0) return false;
+  const Launch& l = launches_[static_cast<std::size_t>(launch)];
   return l.done != 0 && clocks_[a].get(l.stream) >= l.done;
 }
 
 const DataCheck::Write* DataCheck::first_unknown(Agent a, const std::vector<Write>& writes) const {
   Clock::Cursor at(clocks_[a]);
-  for (const Write& w : writes)
-    if (w.agent != kInitial && !knows(a, w, at.get(w.agent))) return &w;
+  int ended = -1;  // a launch `a` knows has ended (a launch's agents come one after another)
+  for (const Write& w : writes) {
+    if (w.agent == kInitial || at.get(w.agent) >= w.tick) continue;
+    const int launch = info_[w.agent].launch;
+    if (launch >= 0 && launch == ended) continue;
+    if (!knows_ended(a, launch)) return &w;
+    ended = launch;
+  }
   return nullptr;
 }
 

@@ -104,10 +104,13 @@ class Clock {
 
  private:
   static constexpr std::uint32_t kBlock = 16;
+  using Ticks = std::array<std::uint32_t, kBlock>;
   struct Block {
     std::uint32_t first = 0;  // a multiple of kBlock
-    std::array<std::uint32_t, kBlock> ticks{};
+    Ticks ticks{};
   };
+  // Elementwise max.
+  static Ticks max_of(Ticks a, const Ticks& b);
   std::vector<Block> blocks_;  // sorted by first
 };
 
@@ -229,9 +232,9 @@ class DataCheck {
 
   Agent add_agent(AgentInfo info, Clock start);
   bool knows(Agent a, const Write& w) const;
-  // The same, given what a's clock holds for w's agent (`tick`).
-  bool knows(Agent a, const Write& w, std::uint32_t tick) const;
-  // Whether `a` knows every write of `writes` (sorted by agent); the first it does not.
+  // Whether `a` knows that launch `launch` (an index of launches_; < 0: none) has ended.
+  bool knows_ended(Agent a, int launch) const;
+  // The first write of `writes` (sorted by agent) that `a` does not know; nullptr if none.
   const Write* first_unknown(Agent a, const std::vector<Write>& writes) const;
   void prune(Agent stream);
   Buffer& buffer(int rank, int index);
