@@ -83,7 +83,14 @@ void print_summary(const topologies::Topology& topo) {
     std::cout << fmt::format("bisection bandwidth (GPUs 0-{} -> {}-{}): {} per direction\n",
                              n / 2 - 1, n / 2, n - 1,
                              sim::to_string(topologies::bisection_bandwidth(routing)));
-    std::cout << fmt::format("diameter: {} hops between GPUs\n", topologies::gpu_diameter(routing));
+    const topologies::Diameter d = topologies::gpu_diameter(routing);
+    if (d.exact)
+      std::cout << fmt::format("diameter: {} hops between GPUs\n", d.hops);
+    else
+      std::cout << fmt::format(
+          "diameter: at least {} hops between GPUs (routes to {} of the {} GPUs measured, all "
+          "pairs only up to {} GPUs)\n",
+          d.hops, d.destinations, n, topologies::kExactDiameterGpus);
   }
 }
 

@@ -71,15 +71,20 @@ sim::Bandwidth bisection_bandwidth(const RoutingGraph& routing) {
   return sim::Bandwidth::bytes_per_second(flow);
 }
 
-int gpu_diameter(const RoutingGraph& routing) {
-  int diameter = 0;
-  for (int d = 0; d < routing.gpu_count(); ++d) {
-    const auto& cost = routing.costs_to(d);
-    for (int s = 0; s < routing.gpu_count(); ++s) {
-      if (s != d) diameter = std::max(diameter, static_cast<int>(cost[routing.gpu_vertex(s)].hops));
-    }
+Diameter gpu_diameter(const RoutingGraph& routing) {
+  const int n = routing.gpu_count();
+  Diameter out;
+  out.exact = n <= kExactDiameterGpus;
+  out.destinations = out.exact ? n : kDiameterSamples;
+  for (int i = 0; i < out.destinations; ++i) {
+    // Spread evenly: rank i x n / samples (as int64: 10^6 GPUs x 64 fits).
+    const int d = out.exact ? i : static_cast<int>(std::int64_t{i} * n / out.destinations);
+    // Not cached: the cache would hold a cost vector per GPU, O(n^2) memory.
+    const std::vector<RoutingGraph::Cost> cost = routing.compute_costs_to(d);
+    for (int s = 0; s < n; ++s)
+      if (s != d) out.hops = std::max(out.hops, static_cast<int>(cost[routing.gpu_vertex(s)].hops));
   }
-  return diameter;
+  return out;
 }
 
 void write_dot(std::ostream& out, const Topology& topo) {

@@ -33,8 +33,17 @@ TopologySummary summarize(const Topology& topo, const RoutingGraph& routing);
 // One direction, A = first half of the ranks to B = the rest. REQUIRES: at least 2 GPUs.
 sim::Bandwidth bisection_bandwidth(const RoutingGraph& routing);
 
-// Largest hop count over all ordered GPU pairs (0 with a single GPU).
-int gpu_diameter(const RoutingGraph& routing);
+// Largest hop count of a route between two GPUs (0 with a single GPU): over all ordered pairs up
+// to kExactDiameterGpus GPUs (O(GPUs x graph) time, O(graph) memory); beyond, over the routes
+// to kDiameterSamples destinations spread evenly over the ranks, a lower bound.
+struct Diameter {
+  int hops = 0;
+  bool exact = true;
+  int destinations = 0;  // the GPUs whose routes were measured
+};
+inline constexpr int kExactDiameterGpus = 2048;
+inline constexpr int kDiameterSamples = 64;
+Diameter gpu_diameter(const RoutingGraph& routing);
 
 // The topology as declared (one DOT edge per link, groups not merged), via boost::write_graphviz.
 void write_dot(std::ostream& out, const Topology& topo);

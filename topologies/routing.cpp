@@ -69,7 +69,12 @@ RoutingGraph::RoutingGraph(const Topology& topo) {
 const std::vector<RoutingGraph::Cost>& RoutingGraph::costs_to(int dst_rank) const {
   MGSIM_CHECK(dst_rank >= 0 && dst_rank < gpu_count(), "GPU rank {} out of range", dst_rank);
   auto& slot = costs_[dst_rank];
-  if (slot) return *slot;
+  if (!slot) slot = std::make_unique<std::vector<Cost>>(compute_costs_to(dst_rank));
+  return *slot;
+}
+
+std::vector<RoutingGraph::Cost> RoutingGraph::compute_costs_to(int dst_rank) const {
+  MGSIM_CHECK(dst_rank >= 0 && dst_rank < gpu_count(), "GPU rank {} out of range", dst_rank);
   const int dst = gpu_vertex_[dst_rank];
   std::vector<Cost> cost(names_.size());
   // Dijkstra from dst over the reversed arcs (links are symmetric, so the arcs leaving v are
@@ -93,8 +98,7 @@ const std::vector<RoutingGraph::Cost>& RoutingGraph::costs_to(int dst_rank) cons
       }
     }
   }
-  slot = std::make_unique<std::vector<Cost>>(std::move(cost));
-  return *slot;
+  return cost;
 }
 
 std::vector<int> RoutingGraph::path(int src_rank, int dst_rank, std::uint64_t seed,

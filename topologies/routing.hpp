@@ -61,6 +61,8 @@ class RoutingGraph {
 
   // Cost from every vertex to GPU rank `dst` (computed on first use, then cached).
   const std::vector<Cost>& costs_to(int dst_rank) const;
+  // The same, computed now and not cached (for a pass over many destinations).
+  std::vector<Cost> compute_costs_to(int dst_rank) const;
 
   // The arcs of one cheapest path from GPU rank src to GPU rank dst, choosing among equal-cost
   // next hops with `seed` (see the header comment). REQUIRES: src != dst.

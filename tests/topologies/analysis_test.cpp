@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "topologies/analysis.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
@@ -32,7 +34,7 @@ TEST_CASE("bisection is the min cut, not the sum of injection") {
   // single 50 GB/s leaf0-leaf1 link, so the cut is 50 GB/s.
   CHECK(topologies::bisection_bandwidth(routing) == sim::Bandwidth::GBps(50));
   // gpu -> leaf0 -> leaf1 -> gpu: 3 hops.
-  CHECK(topologies::gpu_diameter(routing) == 3);
+  CHECK(topologies::gpu_diameter(routing).hops == 3);
 }
 
 TEST_CASE("routes never cross a GPU even when that is shorter") {
@@ -70,4 +72,28 @@ TEST_CASE("DOT output names every vertex and link") {
   for (std::size_t at = dot.find("--"); at != std::string::npos; at = dot.find("--", at + 2))
     ++edges;
   CHECK(edges == 5);
+}
+
+TEST_CASE("beyond kExactDiameterGpus the diameter is measured to a sample of destinations") {
+  // One switch, and one GPU behind a second switch: the farthest routes (3 hops) end or start
+  // there. The sample's destinations include rank 0, the far GPU, so the bound finds them.
+  const std::string text =
+      fmt::format(R"(
+gpu: h100
+vertices:
+  - {{name: far, kind: gpu}}
+  - {{name: "gpu{{i}}", kind: gpu, repeat: {{i: {}}}}}
+  - {{name: sw, kind: nvswitch}}
+  - {{name: edge, kind: nvswitch}}
+links:
+  - {{from: "gpu{{i}}", to: sw, repeat: {{i: {}}}, kind: nvlink, bandwidth: 100GB/s, latency: 1ns}}
+  - {{from: far, to: edge, kind: nvlink, bandwidth: 100GB/s, latency: 1ns}}
+  - {{from: edge, to: sw, kind: nvlink, bandwidth: 100GB/s, latency: 1ns}}
+)",
+                  topologies::kExactDiameterGpus, topologies::kExactDiameterGpus);
+  const topologies::RoutingGraph routing(topologies::load_topology_text(text, "big.yaml"));
+  const topologies::Diameter d = topologies::gpu_diameter(routing);
+  CHECK_FALSE(d.exact);
+  CHECK(d.destinations == topologies::kDiameterSamples);
+  CHECK(d.hops == 3);
 }

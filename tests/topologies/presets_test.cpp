@@ -38,7 +38,7 @@ TEST_CASE("hgx-h200-8 summary") {
   // Bisection: GPUs 0-3 send to 4-7; each sender's trunk carries 450 GB/s, the group is
   // non-blocking, so 4 x 450 = 1800 GB/s one way.
   CHECK(topologies::bisection_bandwidth(routing) == sim::Bandwidth::GBps(1800));
-  CHECK(topologies::gpu_diameter(routing) == 2);
+  CHECK(topologies::gpu_diameter(routing).hops == 2);
 }
 
 TEST_CASE("dgx-b200-8 and gb200-nvl72: NVLink5, 900 GB/s per GPU and direction") {
@@ -50,7 +50,7 @@ TEST_CASE("dgx-b200-8 and gb200-nvl72: NVLink5, 900 GB/s per GPU and direction")
     sim::FluidNetwork net(engine);
     const topologies::Fabric fabric(topo, net);
     CHECK(fabric.injection_bandwidth(0) == sim::Bandwidth::GBps(900));
-    CHECK(topologies::gpu_diameter(fabric.routing()) == 2);
+    CHECK(topologies::gpu_diameter(fabric.routing()).hops == 2);
   }
   const topologies::RoutingGraph nvl72(topologies::load_topology("gb200-nvl72"));
   // 36 senders x 900 GB/s through a non-blocking switch = 32.4 TB/s one way (half the 130 TB/s
@@ -68,8 +68,8 @@ TEST_CASE("hgx-h200-ib bisection is the NICs of one node") {
   // the 16 sending NICs are the cut: 16 x 50 = 800 GB/s.
   CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(topologies::load_topology(
             "hgx-h200-ib", {{"nodes", 4}}))) == sim::Bandwidth::GBps(800));
-  CHECK(topologies::gpu_diameter(
-            topologies::RoutingGraph(topologies::load_topology("hgx-h200-ib"))) == 8);
+  CHECK(topologies::gpu_diameter(topologies::RoutingGraph(topologies::load_topology("hgx-h200-ib")))
+            .hops == 8);
 }
 
 TEST_CASE("nvl576 loads quickly and is non-blocking") {
@@ -87,5 +87,5 @@ TEST_CASE("nvl576 loads quickly and is non-blocking") {
   CHECK(topo.gpu_count() == 576);
   // 288 senders x 900 GB/s; the spine tier has one uplink per GPU link, so nothing is lower.
   CHECK(topologies::bisection_bandwidth(fabric.routing()) == sim::Bandwidth::GBps(259'200));
-  CHECK(topologies::gpu_diameter(fabric.routing()) == 4);
+  CHECK(topologies::gpu_diameter(fabric.routing()).hops == 4);
 }
