@@ -22,14 +22,6 @@ using sim::SourceLocation;
 // `base` chains longer than this are almost surely a cycle (a -> b -> a).
 constexpr int kMaxBaseDepth = 8;
 
-bool looks_like_path(const std::string& s) {
-  const auto ends_with = [&](std::string_view suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
-}
-
 HardwareSpec load_root(const Node& root, int depth);
 
 // A preset name or a path; `relative_to` is the directory a relative `base` path is taken from.
@@ -37,7 +29,7 @@ HardwareSpec resolve(const std::string& preset_or_path, const SourceLocation& wh
                      const fs::path& relative_to, int depth) {
   if (depth > kMaxBaseDepth)
     throw ConfigError(where, fmt::format("'base' chain deeper than {} (a cycle?)", kMaxBaseDepth));
-  if (looks_like_path(preset_or_path)) {
+  if (sim::looks_like_path(preset_or_path)) {
     fs::path path(preset_or_path);
     if (path.is_relative() && !relative_to.empty()) path = relative_to / path;
     return load_root(Node::load_file(path.string()), depth);

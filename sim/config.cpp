@@ -50,6 +50,16 @@ std::string read_input_file(const std::string& path, std::string_view what) {
   return text.str();
 }
 
+bool looks_like_path(std::string_view s) {
+  return s.find('/') != std::string_view::npos || s.ends_with(".yaml") || s.ends_with(".yml");
+}
+
+std::string relative_to_file(const std::string& path, const std::string& file) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute()) return path;
+  return (std::filesystem::path(file).parent_path() / p).string();
+}
+
 Node Node::load_file(const std::string& path) { return load_string(read_input_file(path), path); }
 
 Node Node::load_string(const std::string& text, const std::string& name) {

@@ -56,6 +56,12 @@ class LimitError : public ConfigError {
 inline constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{64} << 20;
 std::string read_input_file(const std::string& path, std::string_view what = "file");
 
+// Whether a "preset or path" argument names a file: it holds a '/' or ends in .yaml / .yml.
+bool looks_like_path(std::string_view s);
+// A path named inside input file `file`: a relative one is taken from that file's directory, not
+// from the working directory (a file that is not on disk, such as "<schedule>", has none).
+std::string relative_to_file(const std::string& path, const std::string& file);
+
 // A YAML node together with the name of the file it came from.
 class Node {
  public:

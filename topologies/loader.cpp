@@ -80,6 +80,9 @@ class Loader {
     const std::optional<sim::Node> links = m.optional("links");
     m.finish();
     topo_.gpu_model = need(m, gpu, "topology", "gpu").as_string();
+    // A hardware file named by path is found next to the topology file, as `base:` is.
+    if (sim::looks_like_path(topo_.gpu_model))
+      topo_.gpu_model = sim::relative_to_file(topo_.gpu_model, root.file());
     const sim::Node vertices = need(m, vertices_node, "topology", "vertices");
     read_params(params, root, overrides);
     for (const sim::Node& v : vertices.items()) read_vertex(v);
@@ -303,14 +306,6 @@ class Loader {
   std::unordered_map<std::uint64_t, Graph::edge_descriptor> links_;
 };
 
-bool looks_like_path(const std::string& s) {
-  auto ends_with = [&](std::string_view suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
-}
-
 std::string stem(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') + 1);
   return base.substr(0, base.find('.'));
@@ -325,7 +320,7 @@ Topology load_topology_text(const std::string& text, const std::string& file,
 
 Topology load_topology(const std::string& preset_or_path,
                        const std::map<std::string, std::int64_t>& overrides) {
-  if (looks_like_path(preset_or_path))
+  if (sim::looks_like_path(preset_or_path))
     return Loader(sim::Node::load_file(preset_or_path), stem(preset_or_path), overrides).take();
   const auto& presets = embedded_presets();
   auto it = presets.find(preset_or_path);

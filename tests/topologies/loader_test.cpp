@@ -1,6 +1,9 @@
 // The loader's generators, params, groups and the integer expression evaluator.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/engine.hpp"
 #include "topologies/expression.hpp"
 #include "topologies/fabric.hpp"
@@ -67,4 +70,27 @@ links:
   CHECK(far.latency == sim::Duration::ns(40));
   // Injection: 2 mesh links x 50 GB/s + 63 GB/s PCIe = 163 GB/s.
   CHECK(fabric.injection_bandwidth(0) == sim::Bandwidth::GBps(163));
+}
+
+TEST_CASE(
+    "a topology's gpu file is found next to the topology file, not in the working directory") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "mgsim_gpu_path_test";
+  fs::create_directories(dir / "machines");
+  {
+    std::ofstream(dir / "machines" / "two.yaml") << R"(gpu: hw/mine.yaml
+vertices:
+  - {name: "gpu{i}", kind: gpu, repeat: {i: 2}}
+links:
+  - {from: gpu0, to: gpu1, kind: nvlink, bandwidth: 100GB/s, latency: 1ns}
+)";
+  }
+  const topologies::Topology t =
+      topologies::load_topology((dir / "machines" / "two.yaml").string());
+  CHECK(fs::path(t.gpu_model) == dir / "machines" / "hw" / "mine.yaml");
+  // A preset name stays a name.
+  CHECK(topologies::load_topology_text("gpu: h200\nvertices: [{name: g, kind: gpu}]\n",
+                                       (dir / "x.yaml").string())
+            .gpu_model == "h200");
+  fs::remove_all(dir);
 }
