@@ -2,12 +2,13 @@
 // type to the primitive measurements in DATA_DIR (validate/calibrate.hpp says which files and
 // fits) and writes a hardware file that inherits the base preset. Deterministic: the same data
 // gives the same file, byte for byte. Without -o the file is printed.
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "sim/config.hpp"
 #include "validate/calibrate.hpp"
 
@@ -24,15 +25,17 @@ void run_calibrate(const CalibrateOptions& o) {
   // The command as a user would retype it, recorded in every source (paths as given).
   std::string command = "mgsim calibrate " + o.data;
   if (o.base != "h200") command += " --base " + o.base;
+  // Opened before the fit: a path that cannot be written fails at once.
+  std::optional<OutputFile> out;
+  if (!o.out.empty()) out.emplace(o.out, "calibrated hardware", OutputFile::Older::remove);
   const validate::Calibration c = validate::calibrate(o.data, o.base, command);
   const std::string yaml = validate::to_yaml(c);
-  if (o.out.empty()) {
+  if (!out) {
     std::cout << yaml;
     return;
   }
-  std::ofstream out(o.out, std::ios::binary);
-  if (!out) throw sim::ConfigError({o.out, 0, 0}, "cannot write the calibrated hardware file");
-  out << yaml;
+  out->stream() << yaml;
+  out->commit();
   std::cout << "wrote " << o.out << " (" << c.parameters.size() << " fitted parameters)\n";
 }
 

@@ -10,10 +10,6 @@
 // traced (one slice per op per stream track, one per copy on each copy-engine track, and
 // bandwidth counters under each GPU's process). Exit codes: 0, or 1 when the schedule deadlocks
 // (a report on stderr), 2 for bad input.
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -23,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "sim/config.hpp"
 #include "sim/trace.hpp"
 #include "traces/report.hpp"
@@ -82,64 +79,6 @@ traces::Sweep parse_sweep(const std::string& text) {
   return sw;
 }
 
-// The trace file the user asked for, opened before the simulation so that a path that cannot be
-// written fails at once. A regular file (or a new one) is written to `path`.partial and renamed
-// when complete, and an older file of that name is removed at the start: a run that fails or is
-// interrupted leaves nothing that looks current. A device or a pipe (/dev/stdout) is written in
-// place. Write errors (a full disk) are OutputFailed.
-class TraceFile {
- public:
-  explicit TraceFile(std::string path) : path_(std::move(path)) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::file_status st = fs::status(path_, ec);
-    in_place_ = fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
-    if (fs::is_directory(st)) fail_open("it is a folder");
-    if (!in_place_) {
-      if (fs::exists(st) && !fs::remove(path_, ec)) fail_open(ec.message());
-      writing_ = path_ + ".partial";
-    } else {
-      writing_ = path_;
-    }
-    out_.open(writing_, std::ios::binary | std::ios::trunc);
-    if (!out_) fail_open(std::strerror(errno));
-  }
-  TraceFile(const TraceFile&) = delete;
-  TraceFile& operator=(const TraceFile&) = delete;
-  ~TraceFile() {
-    if (!done_ && !in_place_) {
-      out_.close();
-      std::error_code ec;
-      std::filesystem::remove(writing_, ec);
-    }
-  }
-
-  void write(const sim::ChromeTraceWriter& writer) {
-    writer.write(out_);
-    out_.flush();
-    out_.close();
-    if (out_.fail()) fail_write("the write failed (is the disk full?)");
-    if (!in_place_) {
-      std::error_code ec;
-      std::filesystem::rename(writing_, path_, ec);
-      if (ec) fail_write(ec.message());
-    }
-    done_ = true;
-  }
-
- private:
-  [[noreturn]] void fail_open(const std::string& why) const {
-    throw sim::ConfigError({path_, 0, 0}, fmt::format("cannot write the trace file: {}", why));
-  }
-  [[noreturn]] void fail_write(const std::string& why) const {
-    throw OutputFailed(fmt::format("{}: error: the trace was not written: {}", path_, why));
-  }
-
-  std::string path_, writing_;
-  bool in_place_ = false, done_ = false;
-  std::ofstream out_;
-};
-
 void run_schedule(const RunOptions& o) {
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const Overrides defines = parse_schedule_defines(o.defines);
@@ -150,9 +89,10 @@ void run_schedule(const RunOptions& o) {
   if (!o.sweep.empty()) sweep = parse_sweep(o.sweep);
 
   std::unique_ptr<sim::ChromeTraceWriter> writer;
-  std::optional<TraceFile> trace_file;
+  // Opened before the simulation: a path that cannot be written fails at once.
+  std::optional<OutputFile> trace_file;
   if (!o.trace.empty()) {
-    trace_file.emplace(o.trace);
+    trace_file.emplace(o.trace, "trace", OutputFile::Older::remove);
     writer = std::make_unique<sim::ChromeTraceWriter>();
   }
   const std::vector<traces::Run> runs =
@@ -171,7 +111,10 @@ void run_schedule(const RunOptions& o) {
     std::cout << traces::runs_text(header, runs, o.top, table);
   }
   std::cout.flush();
-  if (trace_file) trace_file->write(*writer);
+  if (trace_file) {
+    writer->write(trace_file->stream());
+    trace_file->commit();
+  }
 }
 
 }  // namespace

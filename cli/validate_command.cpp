@@ -8,15 +8,16 @@
 // the end; the hand-written analysis above it stays). --update-baseline rewrites the baseline
 // JSON; without it, a baseline file that exists is checked and a category whose error grew past
 // it fails the command (exit 1), as the CI test does.
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "sim/config.hpp"
 #include "validate/cases.hpp"
 #include "validate/report.hpp"
@@ -33,37 +34,36 @@ struct ValidateOptions {
   bool update_baseline = false;
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw sim::ConfigError({path, 0, 0}, "cannot write");
-  out << text;
+// A file's text ("" when there is none yet): a regular file of bounded size only.
+std::string read_text(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return "";
+  return sim::read_input_file(path, what);
 }
 
 void run_validate(const ValidateOptions& o) {
   std::string command = "mgsim validate --hw " + o.hw;
   if (o.data != "validate/data/h200") command += " --data " + o.data;
+  // Both are documents that are read, then rewritten: the old one stays until the new is whole.
+  std::optional<OutputFile> doc_file, baseline_file;
+  if (!o.write.empty()) doc_file.emplace(o.write, "report", OutputFile::Older::keep);
+  if (o.update_baseline) baseline_file.emplace(o.baseline, "baseline", OutputFile::Older::keep);
   const validate::ValidationRun run = validate::run_validation(o.manifest, o.data, o.hw);
   const auto stats = validate::category_stats(run);
   std::cout << validate::format_table(run, stats);
-  if (!o.write.empty()) {
-    std::string doc = read_text(o.write);
+  if (doc_file) {
+    std::string doc = read_text(o.write, "report");
     const auto at = doc.find("## Results\n");
     if (at != std::string::npos) doc.erase(at);
-    write_text(o.write, doc + validate::format_markdown(run, stats, command, o.hw));
+    doc_file->stream() << doc << validate::format_markdown(run, stats, command, o.hw);
+    doc_file->commit();
     std::cout << "wrote " << o.write << "\n";
   }
-  if (o.update_baseline) {
-    write_text(o.baseline, validate::format_baseline(stats, command));
+  if (baseline_file) {
+    baseline_file->stream() << validate::format_baseline(stats, command);
+    baseline_file->commit();
     std::cout << "wrote " << o.baseline << "\n";
-  } else if (!read_text(o.baseline).empty()) {
+  } else if (!read_text(o.baseline, "baseline").empty()) {
     const auto problems =
         validate::check_baseline(stats, validate::load_baseline(o.baseline), 1e-9);
     if (!problems.empty()) {

@@ -9,12 +9,21 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 
 #include "sim/units.hpp"
 
 namespace mgsim::sim {
 
 class TraceSink;
+
+// The simulation would pass the clock (2^63 ps, about 106 days of simulated time): not a bug, but
+// input that asks for more time than the clock holds (a petabyte over a slow link). The layer
+// that knows the input turns it into an error that names it.
+class ClockOverflow : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct EventId {
   std::uint64_t value = 0;  // 0 is never a valid event

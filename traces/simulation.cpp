@@ -95,8 +95,12 @@ Result simulate(const Schedule& schedule, const Env& params, const Machine& mach
   models::ResourceCatalog catalog;
   register_fabric(catalog, fabric, machine.topology());
   Result out;
-  out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog,
-                    {CollectiveTransport::sm_copies, limits.max_ops, check});
+  try {
+    out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog,
+                      {CollectiveTransport::sm_copies, limits.max_ops, check});
+  } catch (const sim::ClockOverflow& e) {
+    throw sim::LimitError({schedule.file, 0, 0}, e.what());
+  }
   out.roofline = compute_roofline(catalog, net, out.run.end.since_start());
   return out;
 }

@@ -41,6 +41,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "sim/check.hpp"
 #include "sim/detail/heap.hpp"
 #include "sim/engine.hpp"
@@ -165,7 +167,12 @@ struct Flow {
 inline std::int64_t completion_delay_ps(double remaining, double rate) {
   if (remaining <= 0.0) return 0;
   double t = remaining * kPsPerSecond / rate;
-  MGSIM_CHECK(t < 4e18, "flow completion {} ps away overflows the clock (rate {} B/s)", t, rate);
+  if (!(t < 4e18))
+    throw ClockOverflow(
+        fmt::format("a transfer would end {:.3g} s from now, past the simulator's "
+                    "clock (about 106 days of simulated time): {:.3g} bytes left "
+                    "at {:.3g} B/s",
+                    t / kPsPerSecond, remaining, rate));
   double nearest = std::nearbyint(t);
   if (std::fabs(t - nearest) <= 1e-6 + 1e-12 * t) return static_cast<std::int64_t>(nearest);
   return static_cast<std::int64_t>(std::ceil(t));
