@@ -1,12 +1,16 @@
 # The two set-up commands of the README:
 #   make demo   builds mgsim and runs it on a built-in example
-#   make test   builds and runs every test (release build, then address+undefined sanitizers),
-#               checks formatting and runs clang-tidy; .ci/run calls this.
+#   make test   builds and runs every test (release build, then address+undefined sanitizers,
+#               then each fuzz target for a few seconds), checks formatting and runs clang-tidy;
+#               .ci/run calls this.
+#   make fuzz   runs each fuzz target for FUZZ_SECONDS (default 300) in the fuzz build.
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
 
-.PHONY: demo test setup build build-asan format format-check tidy bench
+.PHONY: demo test setup build build-asan build-fuzz fuzz format format-check tidy bench
 
 setup:
 	@scripts/setup.sh
@@ -28,9 +32,21 @@ $(ASAN_BUILD)/build.ninja: | setup
 build-asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-test: build build-asan
+# The fuzz targets (tests/fuzz) need clang's libFuzzer; the layers are built again with it.
+$(FUZZ_BUILD)/build.ninja: | setup
+	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DMGSIM_FUZZ=ON -DBUILD_TESTING=OFF -DMGSIM_BENCHMARKS=OFF -DMGSIM_CUDA=OFF
+
+build-fuzz: setup $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz: build-fuzz
+	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+test: build build-asan build-fuzz
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE scale
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory tidy
 
