@@ -25,8 +25,9 @@ demo: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target mgsim
 	$(BUILD)/cli/mgsim run examples/all_reduce_ring.yaml --topology hgx-h200-8
 
+# The sanitizer build uses clang (the release build gcc), so both compilers build every change.
 $(ASAN_BUILD)/build.ninja: | setup
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMGSIM_SANITIZE=ON \
+	CXX=clang++ cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMGSIM_SANITIZE=ON \
 	  -DMGSIM_BENCHMARKS=OFF -DMGSIM_CUDA=OFF
 
 build-asan: setup $(ASAN_BUILD)/build.ninja
