@@ -25,7 +25,8 @@ std::array<std::atomic<bool>, kSlots> g_used{};
 
 extern "C" void remove_partials_and_die(int sig) {
   for (int i = 0; i < kSlots; ++i)
-    if (g_used[static_cast<std::size_t>(i)].load()) ::unlink(g_partial[static_cast<std::size_t>(i)].data());
+    if (g_used[static_cast<std::size_t>(i)].load())
+      ::unlink(g_partial[static_cast<std::size_t>(i)].data());
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
