@@ -25,9 +25,10 @@ void run_calibrate(const CalibrateOptions& o) {
   // The command as a user would retype it, recorded in every source (paths as given).
   std::string command = "mgsim calibrate " + o.data;
   if (o.base != "h200") command += " --base " + o.base;
-  // Opened before the fit: a path that cannot be written fails at once.
+  // Opened before the fit: a path that cannot be written fails at once. A file already there (a
+  // preset, often) stays until the new one is whole.
   std::optional<OutputFile> out;
-  if (!o.out.empty()) out.emplace(o.out, "calibrated hardware", OutputFile::Older::remove);
+  if (!o.out.empty()) out.emplace(o.out, "calibrated hardware", OutputFile::Older::keep);
   const validate::Calibration c = validate::calibrate(o.data, o.base, command);
   const std::string yaml = validate::to_yaml(c);
   if (!out) {
