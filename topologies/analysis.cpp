@@ -53,19 +53,23 @@ sim::Bandwidth bisection_bandwidth(const RoutingGraph& routing) {
   };
   std::vector<int> side(static_cast<std::size_t>(v), -1);  // 0: sends (A), 1: receives (B)
   for (int r = 0; r < n; ++r) side[routing.gpu_vertex(r)] = r < n / 2 ? 0 : 1;
-  std::int64_t infinite = 1;
-  for (const auto& a : routing.arcs()) infinite += a.bandwidth.bytes_per_second();
   for (const auto& a : routing.arcs()) {
     // A GPU only sends if in A and only receives if in B: no forwarding through GPUs.
     if (routing.is_gpu(a.from) && side[a.from] != 0) continue;
     if (routing.is_gpu(a.to) && side[a.to] != 1) continue;
     add(a.from, a.to, a.bandwidth.bytes_per_second());
   }
+  // The source feeds each sender, and each receiver drains into the sink, as much as its links
+  // carry (no cut through these edges is smaller than one through the GPU's links). Not "infinite":
+  // the preflow puts the source's edges' sum in flight, which must fit in 64 bits.
   for (int r = 0; r < n; ++r) {
+    const int g = routing.gpu_vertex(r);
+    std::int64_t links = 0;
+    for (int ai : routing.out_arcs(g)) links += routing.arcs()[ai].bandwidth.bytes_per_second();
     if (r < n / 2)
-      add(source, routing.gpu_vertex(r), infinite);
+      add(source, g, links);
     else
-      add(routing.gpu_vertex(r), sink, infinite);
+      add(g, sink, links);
   }
   const std::int64_t flow = boost::push_relabel_max_flow(fg, source, sink);
   return sim::Bandwidth::bytes_per_second(flow);

@@ -5,7 +5,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace mgsim;
-  return fuzz::accept_bad_input([&] {
-    validate::MeasurementTable::parse(fuzz::text_of(data, size), "<fuzz>");
-  });
+  return fuzz::accept_bad_input(
+      [&] { validate::MeasurementTable::parse(fuzz::text_of(data, size), "<fuzz>"); });
 }

@@ -1,7 +1,7 @@
 // Fuzz target: a schedule (YAML) parsed and run on hgx-h200-8 within tight limits, with the data
 // check on, as `mgsim check` and an RL rollout run one. Seeds: examples/.
-#include "tests/fuzz/fuzz_target.hpp"
 #include "traces/schedule.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 #include "traces/simulation.hpp"
 
 namespace {

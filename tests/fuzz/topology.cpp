@@ -1,6 +1,6 @@
 // Fuzz target: a topology file (YAML) loaded as `--topology FILE` loads it. Seeds: the presets.
-#include "tests/fuzz/fuzz_target.hpp"
 #include "topologies/topology.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace mgsim;
