@@ -24,15 +24,14 @@ constexpr int kMaxBaseDepth = 8;
 
 HardwareSpec load_root(const Node& root, int depth);
 
-// A preset name or a path; `relative_to` is the directory a relative `base` path is taken from.
+// A preset name or a path; `named_in` is the file that names it (a relative path is taken from its
+// folder), empty for the command line's.
 HardwareSpec resolve(const std::string& preset_or_path, const SourceLocation& where,
-                     const fs::path& relative_to, int depth) {
+                     const std::string& named_in, int depth) {
   if (depth > kMaxBaseDepth)
     throw ConfigError(where, fmt::format("'base' chain deeper than {} (a cycle?)", kMaxBaseDepth));
   if (sim::looks_like_path(preset_or_path)) {
-    fs::path path(preset_or_path);
-    if (path.is_relative() && !relative_to.empty()) path = relative_to / path;
-    return load_root(Node::load_file(path.string()), depth);
+    return load_root(Node::load_file(sim::relative_to_file(preset_or_path, named_in)), depth);
   }
   const fs::path path = fs::path(hardware_preset_dir()) / (preset_or_path + ".yaml");
   if (!fs::exists(path)) {
@@ -82,8 +81,7 @@ HardwareSpec load_root(const Node& root, int depth) {
   HardwareSpec spec;
   bool has_base = false;
   if (const auto base = top.optional("base")) {
-    const fs::path dir = fs::path(root.file()).parent_path();
-    spec = resolve(base->as_string(), base->location(), dir, depth + 1);
+    spec = resolve(base->as_string(), base->location(), root.file(), depth + 1);
     has_base = true;
   }
   if (const auto name = has_base ? top.optional("name") : std::optional(top.required("name")))
@@ -154,7 +152,7 @@ std::vector<std::string> hardware_preset_names() {
 
 HardwareSpec load_hardware(const std::string& preset_or_path,
                            const std::vector<HardwareOverride>& overrides) {
-  HardwareSpec spec = resolve(preset_or_path, {"hardware", 0, 0}, {}, 0);
+  HardwareSpec spec = resolve(preset_or_path, {"hardware", 0, 0}, "", 0);
   apply_overrides(spec, overrides);
   return spec;
 }
