@@ -449,8 +449,13 @@ class Executor {
           fmt::format("{} bytes in chunks of {} over {} ranks make more than {} chunk "
                       "transfers per rank: use a larger chunk",
                       bytes, chunk, world_, kMaxTransfers));
+    std::vector<int> domains(static_cast<std::size_t>(world_));
+    for (int r = 0; r < world_; ++r)
+      domains[static_cast<std::size_t>(r)] = fabric_.nvlink_domain(r);
+    std::vector<std::vector<int>> rings = rail_rings(domains);
+    if (c.kind == CollectiveKind::all_to_all) rings.resize(1);
     return std::make_unique<CollectiveRun>(
-        engine_, *transfers_, transport_, c.kind, world_, bytes, chunk,
+        engine_, *transfers_, transport_, c.kind, world_, bytes, chunk, std::move(rings),
         [this, key](int rank) { collective_rank_done(key, rank); });
   }
 

@@ -18,7 +18,7 @@ class FabricInterconnect final : public Interconnect {
   int gpu_count() const override { return fabric_.gpu_count(); }
   PeerRoute route(int src, int dst, std::uint64_t hint) override {
     const topologies::Fabric::Route& r = fabric_.route(src, dst, hint);
-    return {r.resources, r.latency};
+    return {r.resources, r.latency, fabric_.nvlink_domain(src) == fabric_.nvlink_domain(dst)};
   }
   int nvlink_domain(int gpu) const override { return fabric_.nvlink_domain(gpu); }
 

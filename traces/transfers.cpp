@@ -89,6 +89,7 @@ void Transfers::sm_copy(int src, int dst, sim::Bytes bytes, std::uint64_t hint,
 
 void Transfers::append_peer_path(const PeerRoute& route, int src, int dst) {
   path_.insert(path_.end(), route.resources.begin(), route.resources.end());
+  if (!route.nvlink) return;  // over PCIe and the network: no NVLink port is crossed
   if (const auto out =
           gpu(src).peer_port(models::PeerPath::copy_engine, models::PortDirection::out))
     path_.push_back(*out);

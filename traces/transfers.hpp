@@ -44,6 +44,9 @@ namespace mgsim::traces {
 struct PeerRoute {
   std::span<const sim::ResourceId> resources;
   sim::Duration latency;
+  // The two GPUs share an NVLink domain, so the route leaves and enters them through their NVLink
+  // ports (the peer ports of models::Gpu); otherwise it leaves by PCIe (a NIC, the network).
+  bool nvlink = true;
 };
 
 // What the executor needs of the fabric: GPU-to-GPU routes of resources in the same FluidNetwork.

@@ -1,7 +1,10 @@
-// Collectives as NCCL runs them (traces/collective.hpp, transport sm_copies): each rank's part is
-// a kernel (launch.latency after the rank's host calls) whose sends are SM-driven peer copies
-// at the ld/st path's saturated peer rate, with no copy-engine setup.
+// The ideal ring (traces/collective.hpp, transport sm_copies): each rank's part is a kernel
+// (launch.latency after the rank's host calls) whose sends are SM-driven peer copies at the
+// ld/st path's saturated peer rate, with no copy-engine setup; across NVLink domains, a ring per
+// rail.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -10,8 +13,10 @@
 #include "sim/fluid.hpp"
 #include "topologies/fabric.hpp"
 #include "topologies/topology.hpp"
+#include "traces/collective.hpp"
 #include "traces/executor.hpp"
 #include "traces/fabric_interconnect.hpp"
+#include "traces/simulation.hpp"
 
 using namespace mgsim;
 using namespace mgsim::traces;
@@ -45,4 +50,87 @@ streams:
       hw.host.launch + (hw.host.event_record_untimed + hw.host.stream_wait) * 2 +
       hw.launch.latency + latency + sim::transfer_time(sim::Bytes::MiB(64), rate);
   CHECK(r.end.since_start() == expected);
+}
+
+namespace {
+
+// The rail of rank r: its position among its domain's ranks (ranks of a domain are contiguous
+// here).
+int rail_of(const std::vector<int>& domain, int r) {
+  int rail = 0;
+  while (rail < r &&
+         domain[static_cast<std::size_t>(r - rail - 1)] == domain[static_cast<std::size_t>(r)])
+    ++rail;
+  return rail;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "rail_rings: one ring in one NVLink domain, across domains a ring per rail, each "
+    "crossing on one rail") {
+  CHECK(rail_rings(std::vector<int>{3, 3, 3, 3}) == std::vector<std::vector<int>>{{0, 1, 2, 3}});
+  // Domains of different sizes: one ring in rank order.
+  CHECK(rail_rings(std::vector<int>{0, 0, 1}) == std::vector<std::vector<int>>{{0, 1, 2}});
+  for (const int domains : {2, 3, 4}) {
+    CAPTURE(domains);
+    const int g = 4;
+    std::vector<int> domain;
+    for (int d = 0; d < domains; ++d)
+      for (int i = 0; i < g; ++i) domain.push_back(10 * d + 7);
+    const int n = domains * g;
+    const std::vector<std::vector<int>> rings = rail_rings(domain);
+    REQUIRE(rings.size() == static_cast<std::size_t>(g));
+    // Per boundary (the domain left), the rails the rings cross on.
+    std::vector<std::vector<int>> rails_at(static_cast<std::size_t>(domains));
+    for (const std::vector<int>& ring : rings) {
+      std::vector<int> sorted = ring;
+      std::ranges::sort(sorted);
+      for (int r = 0; r < n; ++r) REQUIRE(sorted[static_cast<std::size_t>(r)] == r);
+      for (int p = 0; p < n; ++p) {
+        const int a = ring[static_cast<std::size_t>(p)];
+        const int b = ring[static_cast<std::size_t>((p + 1) % n)];
+        if (domain[static_cast<std::size_t>(a)] == domain[static_cast<std::size_t>(b)]) continue;
+        const bool wrap = p == n - 1;
+        // Every boundary on one rail, but the odd count's wrap back to the first domain.
+        if (!wrap || domains % 2 == 0) CHECK(rail_of(domain, a) == rail_of(domain, b));
+        rails_at[static_cast<std::size_t>(a / g)].push_back(rail_of(domain, a));
+      }
+    }
+    // Each ring leaves each domain once, and the rings leave it on different rails.
+    for (std::vector<int>& rails : rails_at) {
+      std::ranges::sort(rails);
+      CHECK(rails == std::vector<int>{0, 1, 2, 3});
+    }
+  }
+}
+
+TEST_CASE("an ideal ring all-reduce across nodes runs at its rails' rate, flat in the nodes") {
+  const Schedule s = load_schedule(sim::Node::load_string(R"(
+streams:
+  - name: nccl
+    ops: [{collective: {op: all_reduce, algorithm: ideal_ring, bytes: 1GiB, dtype: float}}]
+)",
+                                                          "ar.yaml"));
+  const auto time_on = [&](int nodes) {
+    const Machine m = Machine::load("hgx-h200-ib", {{"nodes", nodes}}, "h200");
+    const Result r = simulate(s, param_values(s, {}), m);
+    REQUIRE(r.run.blocked.empty());
+    return r.run.end.since_start();
+  };
+  const sim::Duration one_node = time_on(1);
+  for (const int nodes : {2, 4}) {
+    CAPTURE(nodes);
+    // 8 rings of 1 GiB / 8; a ring's edge carries 2 (n - 1) segments of its part / n, and each
+    // node boundary is one ring's edge on each of its 8 rails: NIC c (400 Gb/s = 50 GB/s) carries
+    // 2 (n - 1) / n x 128 MiB.
+    const int n = 8 * nodes;
+    const double nic_s = 2.0 * (n - 1) / n * double(1 << 27) / 50e9;
+    const double t = time_on(nodes).seconds();
+    CHECK(t >= nic_s);
+    CHECK(t <= 1.01 * nic_s);
+    // Within a node the NVLink ring is no faster: the network adds little (one ring's edge on a
+    // rail's NIC), where one ring through one NIC was 7x slower.
+    CHECK(t <= 1.1 * one_node.seconds());
+  }
 }

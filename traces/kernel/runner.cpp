@@ -14,11 +14,13 @@ int Runner::check_rank(const Expr& e, const Env& env) const {
 Duration Runner::peer_path(int src, int dst, models::PeerPath path,
                            std::vector<sim::ResourceId>& out) {
   const PeerRoute route = fabric.route(src, dst, hint++);
-  if (const auto egress = gpu(src).peer_port(path, models::PortDirection::out))
-    out.push_back(*egress);
+  // Over PCIe and the network (another NVLink domain) no NVLink port is crossed.
+  const auto port = [&](int gpu_rank, models::PortDirection dir) {
+    return route.nvlink ? gpu(gpu_rank).peer_port(path, dir) : std::nullopt;
+  };
+  if (const auto egress = port(src, models::PortDirection::out)) out.push_back(*egress);
   out.insert(out.end(), route.resources.begin(), route.resources.end());
-  if (const auto ingress = gpu(dst).peer_port(path, models::PortDirection::in))
-    out.push_back(*ingress);
+  if (const auto ingress = port(dst, models::PortDirection::in)) out.push_back(*ingress);
   return route.latency;
 }
 
