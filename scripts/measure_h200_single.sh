@@ -7,7 +7,8 @@
 # repository root, or a copy of validate/cuda and scripts/ sent with `carry`):
 #   run(kind="nvidia-h200", timeout_s=600, command="bash scripts/measure_h200_single.sh")
 # Steps: host_api mlp tma_local sync_prims sm_share intra_sm host_api_library (NCCL's other host calls,
-# host_api.cu --library); MEASURE_ONLY="..." picks some.
+# host_api.cu --library), power (issue 15: power and clocks under sustained work); MEASURE_ONLY="..."
+# picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
 # what finished. Unpack into validate/data/ and commit; validate/data/h200-single/README.md says
@@ -53,7 +54,7 @@ t0=$SECONDS
 BIN=$REPO/build-cuda-single
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
@@ -75,6 +76,7 @@ step sync_prims 60 "$BIN/sync_prims" --out .
 step sm_share 60 "$BIN/sm_share" --out .
 step intra_sm 60 "$BIN/intra_sm" --out .
 step host_api_library 60 "$BIN/host_api" --out . --library
+step power 240 "$BIN/power" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

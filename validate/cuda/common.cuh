@@ -188,6 +188,17 @@ class Nvml {
         reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetMaxClockInfo"));
     driver_ = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib_, "nvmlSystemGetDriverVersion"));
     power_ = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetPowerUsage"));
+    energy_ = reinterpret_cast<int (*)(void*, unsigned long long*)>(
+        dlsym(lib_, "nvmlDeviceGetTotalEnergyConsumption"));
+    temperature_ =
+        reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetTemperature"));
+    reasons_ = reinterpret_cast<int (*)(void*, unsigned long long*)>(
+        dlsym(lib_, "nvmlDeviceGetCurrentClocksEventReasons"));
+    if (!reasons_)  // the older name of the same call
+      reasons_ = reinterpret_cast<int (*)(void*, unsigned long long*)>(
+          dlsym(lib_, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+    power_limit_ = reinterpret_cast<int (*)(void*, unsigned*)>(
+        dlsym(lib_, "nvmlDeviceGetEnforcedPowerLimit"));
     ok_ = init_ && by_pci_ && clock_ && max_clock_ && driver_ && init_() == 0;
   }
   std::string driver_version() const {
@@ -211,6 +222,44 @@ class Nvml {
     if (!h || !power_ || power_(h, &mw) != 0) return -1;
     return long(mw / 1000);
   }
+  // Board power in milliwatts (a moving average the driver keeps), or -1.
+  long power_mw(int cuda_device) const {
+    void* h = handle(cuda_device);
+    unsigned mw = 0;
+    if (!h || !power_ || power_(h, &mw) != 0) return -1;
+    return long(mw);
+  }
+  // Energy since the driver loaded, in millijoules, or -1: the mean power over an interval is
+  // exact from two readings, where a power sample is an average over the driver's own window.
+  long long energy_mj(int cuda_device) const {
+    void* h = handle(cuda_device);
+    unsigned long long mj = 0;
+    if (!h || !energy_ || energy_(h, &mj) != 0) return -1;
+    return static_cast<long long>(mj);
+  }
+  // GPU die temperature in degrees C (NVML_TEMPERATURE_GPU), or -1.
+  long temperature_c(int cuda_device) const {
+    void* h = handle(cuda_device);
+    unsigned c = 0;
+    if (!h || !temperature_ || temperature_(h, 0, &c) != 0) return -1;
+    return long(c);
+  }
+  // Why the clocks are below their maximum now (nvmlClocksEventReason bits: 0x4 software power
+  // cap, 0x20 software thermal, 0x40 hardware thermal, 0x80 hardware power brake, 0x1 idle), or
+  // ~0 when unknown.
+  unsigned long long clock_event_reasons(int cuda_device) const {
+    void* h = handle(cuda_device);
+    unsigned long long r = 0;
+    if (!h || !reasons_ || reasons_(h, &r) != 0) return ~0ull;
+    return r;
+  }
+  // The power limit the driver enforces, in watts, or -1.
+  long power_limit_w(int cuda_device) const {
+    void* h = handle(cuda_device);
+    unsigned mw = 0;
+    if (!h || !power_limit_ || power_limit_(h, &mw) != 0) return -1;
+    return long(mw / 1000);
+  }
 
  private:
   void* handle(int cuda_device) const {
@@ -228,6 +277,10 @@ class Nvml {
   int (*max_clock_)(void*, int, unsigned*) = nullptr;
   int (*driver_)(char*, unsigned) = nullptr;
   int (*power_)(void*, unsigned*) = nullptr;
+  int (*energy_)(void*, unsigned long long*) = nullptr;
+  int (*temperature_)(void*, int, unsigned*) = nullptr;
+  int (*reasons_)(void*, unsigned long long*) = nullptr;
+  int (*power_limit_)(void*, unsigned*) = nullptr;
 };
 
 // ---------------------------------------------------------------------------------------------

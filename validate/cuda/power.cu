@@ -1,0 +1,383 @@
+// Board power, SM clock and throughput of sustained work on GPU 0 (power.csv, power_trace.csv),
+// for the power and clock model of issue 15.
+//
+// Each case runs its work back to back for kSeconds (two batches in flight, so the GPU never
+// idles between them) while a host thread samples NVML every kSampleMs: board power (the
+// driver's moving average), SM and memory clocks, temperature and the clock-event reasons.
+// The steady window is every batch that starts after kSettleSeconds: its throughput comes from
+// events around those batches, its mean power from the energy counter read at its two ends.
+// Between cases the GPU idles kIdleSeconds, so every case starts cool.
+//
+// Cases: idle; cuBLAS bf16 GEMMs of several shapes (C[MxN] = A[MxK] * B[NxK]^T, fp32 accumulate,
+// random inputs, checked against a float64 reference afterwards); one GEMM on fewer SMs (a
+// blocker kernel holds the others: one CTA per SM with 160 KiB of shared memory, one warp
+// sleeping until the case ends, its SMs counted), so the board draws less than its cap and the
+// clock can stay high; an HBM copy kernel on every SM (1 GiB -> 1 GiB, 16-byte accesses,
+// checked); and one GEMM with the copy kernel on CTAs of a second stream beside it (both
+// throughputs recorded). Nothing changes clocks or power limits.
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+#include "cases.hpp"
+#include "gemm_util.cuh"
+
+using namespace mgbench;
+
+namespace {
+
+constexpr int kDev = 0;
+constexpr double kSeconds = 3.0;
+constexpr double kSettleSeconds = 1.0;
+constexpr double kIdleSeconds = 2.0;
+constexpr int kSampleMs = 10;
+constexpr size_t kCopyBytes = size_t(1) << 30;
+
+__global__ void copy_kernel(const int4* __restrict__ src, int4* __restrict__ dst, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    dst[i] = src[i];
+}
+
+// Holds its SM until *release is set (host-mapped memory), sleeping; records which SM.
+__global__ void blocker_kernel(const volatile int* release, unsigned* sm_of_cta) {
+  extern __shared__ unsigned char hold[];
+  if (threadIdx.x == 0) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    sm_of_cta[blockIdx.x] = sm;
+    hold[0] = 1;
+  }
+  while (*release == 0) __nanosleep(20000);
+}
+
+struct Sample {
+  double t_ms;
+  long power_mw, sm_mhz, mem_mhz, temp_c;
+  unsigned long long reasons;
+};
+
+// Samples NVML on its own thread into the current case's list.
+class Sampler {
+ public:
+  explicit Sampler(const Nvml& nvml) : nvml_(nvml), thread_([this] { loop(); }) {}
+  ~Sampler() {
+    stop_ = true;
+    thread_.join();
+  }
+  void begin_case() {
+    std::lock_guard<std::mutex> lock(mu_);
+    samples_.clear();
+    t0_ = wall_us();
+  }
+  std::vector<Sample> take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return samples_;
+  }
+
+ private:
+  void loop() {
+    while (!stop_) {
+      Sample s{0, nvml_.power_mw(kDev), nvml_.clock_mhz(kDev, 1, false),
+               nvml_.clock_mhz(kDev, 2, false), nvml_.temperature_c(kDev),
+               nvml_.clock_event_reasons(kDev)};
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        s.t_ms = (wall_us() - t0_) * 1e-3;
+        samples_.push_back(s);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(kSampleMs));
+    }
+  }
+  const Nvml& nvml_;
+  std::mutex mu_;
+  std::vector<Sample> samples_;
+  double t0_ = wall_us();
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// One stream's work in batches: `enqueue` puts one op on the stream; a batch is `per_batch` ops
+// between two events.
+struct Work {
+  cudaStream_t stream;
+  std::function<void()> enqueue;
+  int per_batch = 1;
+  long ops = 0;          // in the steady window
+  double steady_us = 0;  // event time of the steady window's batches
+};
+
+struct Window {
+  double seconds = 0;  // wall time of the steady window
+  long long energy_mj = -1;
+};
+
+// Runs every Work's batches for kSeconds, two batches in flight per stream.
+Window run_for(const Nvml& nvml, std::vector<Work*> work) {
+  struct Batch {
+    cudaEvent_t a, b;
+    double host_start_us;
+  };
+  std::vector<std::vector<Batch>> batches(work.size());
+  const double t0 = wall_us();
+  double steady_t = -1;
+  long long steady_e = -1;
+  auto enqueue_batch = [&](size_t w) {
+    Batch b{};
+    CUDA_CHECK(cudaEventCreate(&b.a));
+    CUDA_CHECK(cudaEventCreate(&b.b));
+    b.host_start_us = wall_us();
+    CUDA_CHECK(cudaEventRecord(b.a, work[w]->stream));
+    for (int i = 0; i < work[w]->per_batch; ++i) work[w]->enqueue();
+    LAUNCH_CHECK();
+    CUDA_CHECK(cudaEventRecord(b.b, work[w]->stream));
+    batches[w].push_back(b);
+  };
+  for (size_t w = 0; w < work.size(); ++w) enqueue_batch(w), enqueue_batch(w);
+  std::vector<size_t> done(work.size(), 0);
+  while (wall_us() - t0 < kSeconds * 1e6) {
+    for (size_t w = 0; w < work.size(); ++w) {
+      // The oldest unfinished batch of this stream: when it ends, queue another.
+      if (cudaEventQuery(batches[w][done[w]].b) == cudaSuccess) {
+        ++done[w];
+        enqueue_batch(w);
+      }
+    }
+    if (steady_t < 0 && wall_us() - t0 >= kSettleSeconds * 1e6) {
+      steady_t = wall_us();
+      steady_e = nvml.energy_mj(kDev);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  for (Work* w : work) CUDA_CHECK(cudaStreamSynchronize(w->stream));
+  Window win;
+  win.seconds = (wall_us() - steady_t) * 1e-6;
+  const long long e1 = nvml.energy_mj(kDev);
+  win.energy_mj = steady_e >= 0 && e1 >= 0 ? e1 - steady_e : -1;
+  for (size_t w = 0; w < work.size(); ++w) {
+    // Batches started after the settling time: their ops and their event time.
+    for (Batch& b : batches[w]) {
+      if (b.host_start_us >= steady_t) {
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, b.a, b.b));
+        work[w]->ops += work[w]->per_batch;
+        work[w]->steady_us += double(ms) * 1e3;
+      }
+      CUDA_CHECK(cudaEventDestroy(b.a));
+      CUDA_CHECK(cudaEventDestroy(b.b));
+    }
+  }
+  return win;
+}
+
+// Batch size so that one batch takes about 20 ms.
+int batch_for(cudaStream_t s, const std::function<void()>& enqueue) {
+  EventPair ev(kDev);
+  enqueue();  // warm-up (cuBLAS's heuristics, first launch)
+  ev.start(s);
+  enqueue();
+  ev.stop(s);
+  const double us = ev.elapsed_us();
+  return std::max(1, int(20e3 / std::max(us, 1.0)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CUDA_CHECK(cudaSetDevice(kDev));
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  cudaStream_t s0, s1;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  Nvml nvml;
+  Csv csv(argc, argv, "power.csv",
+          "Sustained work on GPU 0 (cuBLAS bf16 GEMMs, an HBM copy kernel, both): throughput, "
+          "board power and clocks in the steady window",
+          {kDev},
+          {{"cublas_version", cublas_version_string(h)},
+           {"power_limit_w", std::to_string(nvml.power_limit_w(kDev))},
+           {"seconds_per_case", std::to_string(kSeconds)},
+           {"settle_seconds", std::to_string(kSettleSeconds)},
+           {"sample_ms", std::to_string(kSampleMs)},
+           {"copy_bytes", std::to_string(kCopyBytes)},
+           {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, bf16 in/out, TN"}},
+          "case,m,n,k,dtype,gemm_sms,copy_ctas,gemm_ops,gemm_us_per_op,gemm_tflops,copy_ops,"
+          "copy_us_per_op,copy_gbps,steady_s,power_w_energy,power_w_median,sm_mhz_median,"
+          "sm_mhz_p10,sm_mhz_p90,sm_mhz_min,sm_mhz_max,mem_mhz_median,temp_c_max,reasons_or,"
+          "samples,ok");
+  Csv trace(argc, argv, "power_trace.csv",
+            "NVML samples during each case of power.csv (t from the case's start)", {kDev}, {},
+            "case,t_ms,power_w,sm_mhz,mem_mhz,temp_c,reasons");
+  Sampler sampler(nvml);
+
+  // The largest GEMM's operands, and the copy's buffers.
+  const std::vector<std::tuple<int, int, int>> shapes = {
+      {16384, 16384, 16384}, {8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 8192, 8192},
+      {8192, 8192, 2048},    {512, 8192, 8192},  {32768, 32768, 4096}};
+  size_t max_a = 0, max_b = 0, max_c = 0;
+  for (auto [m, n, k] : shapes) {
+    max_a = std::max(max_a, size_t(m) * k);
+    max_b = std::max(max_b, size_t(n) * k);
+    max_c = std::max(max_c, size_t(m) * n);
+  }
+  bf16* A = static_cast<bf16*>(device_alloc(kDev, max_a * sizeof(bf16)));
+  bf16* B = static_cast<bf16*>(device_alloc(kDev, max_b * sizeof(bf16)));
+  bf16* C = static_cast<bf16*>(device_alloc(kDev, max_c * sizeof(bf16)));
+  void* src = device_alloc(kDev, kCopyBytes);
+  void* dst = device_alloc(kDev, kCopyBytes);
+  fill_pattern(kDev, src, kCopyBytes, 4242u);
+  const size_t n16 = kCopyBytes / 16;
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, kDev));
+
+  auto report = [&](const char* name, int m, int n, int k, int gemm_sms, int copy_ctas,
+                    const Work* gemm,
+                    const Work* copy, const Window& win, int ok) {
+    std::vector<Sample> all = sampler.take();
+    std::vector<double> power, sm, mem;
+    long temp = -1;
+    unsigned long long reasons = 0;
+    for (const Sample& x : all) {
+      trace.row("%s,%.1f,%.3f,%ld,%ld,%ld,0x%llx", name, x.t_ms, x.power_mw * 1e-3, x.sm_mhz,
+                x.mem_mhz, x.temp_c, x.reasons);
+      if (x.t_ms < kSettleSeconds * 1e3) continue;
+      power.push_back(x.power_mw * 1e-3);
+      sm.push_back(double(x.sm_mhz));
+      mem.push_back(double(x.mem_mhz));
+      temp = std::max(temp, x.temp_c);
+      reasons |= x.reasons;
+    }
+    const Stats p = summarize(power), c = summarize(sm), mm = summarize(mem);
+    const double flop = 2.0 * m * n * k;
+    const double g_us = gemm && gemm->ops ? gemm->steady_us / gemm->ops : 0;
+    const double c_us = copy && copy->ops ? copy->steady_us / copy->ops : 0;
+    csv.row("%s,%d,%d,%d,%s,%d,%d,%ld,%.3f,%.1f,%ld,%.3f,%.1f,%.3f,%.1f,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,"
+            "%.0f,%ld,0x%llx,%zu,%d",
+            name, m, n, k, gemm ? "bf16" : "-", gemm_sms, copy_ctas, gemm ? gemm->ops : 0L, g_us,
+            g_us > 0 ? flop / g_us * 1e-6 : 0.0, copy ? copy->ops : 0L, c_us,
+            c_us > 0 ? 2.0 * kCopyBytes / c_us * 1e-3 : 0.0, win.seconds,
+            win.energy_mj >= 0 ? win.energy_mj * 1e-3 / win.seconds : -1.0, p.median, c.median,
+            c.p10, c.p90, c.min, c.max, mm.median, temp, reasons, power.size(), ok);
+  };
+  auto idle = [&] { std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds)); };
+
+  // Idle: what the board draws doing nothing.
+  idle();
+  sampler.begin_case();
+  {
+    const double t0 = wall_us();
+    const long long e0 = nvml.energy_mj(kDev);
+    std::this_thread::sleep_for(std::chrono::duration<double>(kSeconds));
+    Window win;
+    win.seconds = (wall_us() - t0) * 1e-6;
+    const long long e1 = nvml.energy_mj(kDev);
+    win.energy_mj = e0 >= 0 && e1 >= 0 ? e1 - e0 : -1;
+    report("idle", 0, 0, 0, 0, 0, nullptr, nullptr, win, 1);
+  }
+
+  auto gemm_work = [&](int m, int n, int k, cudaStream_t s) {
+    Work w;
+    w.stream = s;
+    w.enqueue = [=] { gemm_bf16(h, s, m, n, k, A, B, C, n); };
+    return w;
+  };
+  auto copy_work = [&](int ctas, cudaStream_t s) {
+    Work w;
+    w.stream = s;
+    w.enqueue = [=] {
+      copy_kernel<<<ctas, 1024, 0, s>>>(static_cast<const int4*>(src), static_cast<int4*>(dst),
+                                        n16);
+    };
+    return w;
+  };
+  // Host-mapped release flag and the blockers' SM ids.
+  int* release = nullptr;
+  CUDA_CHECK(cudaHostAlloc(&release, sizeof(int), cudaHostAllocMapped));
+  int* release_dev = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&release_dev), release, 0));
+  unsigned* sm_of_cta = static_cast<unsigned*>(device_alloc(kDev, sizeof(unsigned) * 1024));
+  CUDA_CHECK(cudaFuncSetAttribute(blocker_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  160 * 1024));
+  cudaStream_t s2;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+
+  // gemm_sms < sms: blockers hold the other SMs for the whole case (and its batch sizing).
+  auto gemm_case = [&](const char* name, int m, int n, int k, int gemm_sms, int copy_ctas) {
+    const int blockers = sms - gemm_sms;
+    GemmRef ref{size_t(k), 11u + uint32_t(k), 977u + uint32_t(m)};
+    fill_bf16(kDev, A, m, k, 0, 0, k, ref.seed_a);
+    fill_bf16(kDev, B, n, k, 0, 0, k, ref.seed_b);
+    poison(kDev, C, size_t(m) * n * sizeof(bf16));
+    poison(kDev, dst, kCopyBytes);
+    // After the fills (they synchronise the device): nothing below may wait for the blockers.
+    if (blockers > 0) {
+      *release = 0;
+      blocker_kernel<<<blockers, 32, 160 * 1024, s2>>>(release_dev, sm_of_cta);
+      LAUNCH_CHECK();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // all resident
+    }
+    Work g = gemm_work(m, n, k, s0);
+    g.per_batch = batch_for(s0, g.enqueue);
+    Work c = copy_work(copy_ctas > 0 ? copy_ctas : 1, s1);
+    if (copy_ctas > 0) c.per_batch = batch_for(s1, c.enqueue);
+    CUDA_CHECK(cudaStreamSynchronize(s0));
+    CUDA_CHECK(cudaStreamSynchronize(s1));
+    idle();
+    sampler.begin_case();
+    std::vector<Work*> work = {&g};
+    if (copy_ctas > 0) work.push_back(&c);
+    const Window win = run_for(nvml, work);
+    int ok = 1;
+    if (blockers > 0) {
+      *release = 1;
+      CUDA_CHECK(cudaStreamSynchronize(s2));
+      std::vector<unsigned> ids(size_t(blockers), 0);
+      CUDA_CHECK(cudaMemcpy(ids.data(), sm_of_cta, sizeof(unsigned) * ids.size(),
+                            cudaMemcpyDeviceToHost));
+      std::sort(ids.begin(), ids.end());
+      const bool distinct = std::unique(ids.begin(), ids.end()) == ids.end();
+      if (!distinct) std::fprintf(stderr, "%s: blockers shared an SM\n", name);
+      ok &= distinct ? 1 : 0;
+    }
+    ok &= check_gemm(kDev, C, m, n, n, 0, 0, ref);
+    if (copy_ctas > 0) ok &= report_check(name, count_mismatches(kDev, dst, kCopyBytes, 4242u));
+    report(name, m, n, k, gemm_sms, copy_ctas, &g, copy_ctas > 0 ? &c : nullptr, win, ok);
+  };
+
+  for (auto [m, n, k] : shapes) gemm_case("gemm", m, n, k, sms, 0);
+  // The 8192^3 GEMM on fewer SMs: power below the cap, and the clock it then keeps.
+  for (int g : {16, 33, 66, 99}) gemm_case("gemm_on_sms", 8192, 8192, 8192, g, 0);
+
+  // HBM alone: the copy on every SM (4 CTAs of 1024 threads each would not fit; 2 per SM do).
+  {
+    poison(kDev, dst, kCopyBytes);
+    Work c = copy_work(2 * sms, s1);
+    c.per_batch = batch_for(s1, c.enqueue);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    idle();
+    sampler.begin_case();
+    const Window win = run_for(nvml, {&c});
+    const int ok = report_check("copy", count_mismatches(kDev, dst, kCopyBytes, 4242u));
+    report("copy", 0, 0, 0, 0, 2 * sms, nullptr, &c, win, ok);
+  }
+
+  // A GEMM beside the copy on 16 and on 66 CTAs of another stream.
+  gemm_case("gemm_beside_copy", 8192, 8192, 8192, sms, 16);
+  gemm_case("gemm_beside_copy", 8192, 8192, 8192, sms, 66);
+
+  CUDA_CHECK(cudaFree(A));
+  CUDA_CHECK(cudaFree(B));
+  CUDA_CHECK(cudaFree(C));
+  CUDA_CHECK(cudaFree(src));
+  CUDA_CHECK(cudaFree(dst));
+  CUBLAS_CHECK(cublasDestroy(h));
+  CUDA_CHECK(cudaStreamDestroy(s0));
+  CUDA_CHECK(cudaStreamDestroy(s1));
+  CUDA_CHECK(cudaStreamDestroy(s2));
+  CUDA_CHECK(cudaFree(sm_of_cta));
+  CUDA_CHECK(cudaFreeHost(release));
+  return 0;
+}
