@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Numbers quoted in the docs come from commands, not from hands.
 
-A fenced block in a Markdown file whose first line starts with "$ mgsim" is a quoted run: each
-"$ COMMAND" line is followed by exactly what COMMAND prints (stdout and stderr). COMMAND runs with
-`sh -c` in the repository root, with the mgsim of BUILD first on PATH (so "$ mgsim ... | grep x"
-works).
+A fenced block in a Markdown file whose first line starts with "$ mgsim" or "$ scripts/" is a
+quoted run: each "$ COMMAND" line is followed by exactly what COMMAND prints (stdout and stderr).
+COMMAND runs with `sh -c` in the repository root, with the mgsim of BUILD first on PATH (so
+"$ mgsim ... | grep x" works).
 
   scripts/docs.py check BUILD [FILE.md ...]   exit 1, showing the difference, when a quoted run
                                               prints something else today (ctest runs this)
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FENCE = re.compile(r"^```[^\n]*\n(\$ mgsim.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^```[^\n]*\n(\$ (?:mgsim|scripts/).*?)^```", re.S | re.M)
 
 
 def run(cmd: str, build: Path) -> str:

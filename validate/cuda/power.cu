@@ -15,6 +15,11 @@
 // clock can stay high; an HBM copy kernel on every SM (1 GiB -> 1 GiB, 16-byte accesses,
 // checked); and one GEMM with the copy kernel on CTAs of a second stream beside it (both
 // throughputs recorded). Nothing changes clocks or power limits.
+//
+// power_ramp.csv (`--ramp`, instead of the cases above): how fast the clock comes down. After
+// kIdleSeconds of idle, one shape's GEMMs run back to back for kRampMs with an event between every
+// two, so each GEMM's time from a cool start is known (NVML refreshes its readings only every ~100
+// ms, too slowly for this).
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -34,6 +39,7 @@ constexpr double kSettleSeconds = 1.0;
 constexpr double kIdleSeconds = 2.0;
 constexpr int kSampleMs = 10;
 constexpr size_t kCopyBytes = size_t(1) << 30;
+constexpr double kRampMs = 1000;
 
 __global__ void copy_kernel(const int4* __restrict__ src, int4* __restrict__ dst, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
@@ -80,8 +86,11 @@ class Sampler {
  private:
   void loop() {
     while (!stop_) {
-      Sample s{0, nvml_.power_mw(kDev), nvml_.clock_mhz(kDev, 1, false),
-               nvml_.clock_mhz(kDev, 2, false), nvml_.temperature_c(kDev),
+      Sample s{0,
+               nvml_.power_mw(kDev),
+               nvml_.clock_mhz(kDev, 1, false),
+               nvml_.clock_mhz(kDev, 2, false),
+               nvml_.temperature_c(kDev),
                nvml_.clock_event_reasons(kDev)};
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -185,8 +194,66 @@ int batch_for(cudaStream_t s, const std::function<void()>& enqueue) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  CUDA_CHECK(cudaSetDevice(kDev));
+static int run_ramp(int argc, char** argv) {
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  cudaStream_t s0;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
+  const size_t most = size_t(16384) * 16384;
+  bf16* A = static_cast<bf16*>(device_alloc(kDev, most * sizeof(bf16)));
+  bf16* B = static_cast<bf16*>(device_alloc(kDev, most * sizeof(bf16)));
+  bf16* C = static_cast<bf16*>(device_alloc(kDev, most * sizeof(bf16)));
+  auto idle = [] { std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds)); };
+  Csv ramp(argc, argv, "power_ramp.csv",
+           "cuBLAS bf16 GEMMs back to back on GPU 0 after 2 s idle, each between two events: "
+           "time per GEMM from a cool start",
+           {kDev},
+           {{"cublas_version", cublas_version_string(h)}, {"ramp_ms", std::to_string(kRampMs)}},
+           "m,n,k,index,t_start_us,us,tflops");
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
+           {2048, 8192, 8192}, {8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 16384, 16384}}) {
+    fill_bf16(kDev, A, m, k, 0, 0, k, 5u);
+    fill_bf16(kDev, B, n, k, 0, 0, k, 6u);
+    gemm_bf16(h, s0, m, n, k, A, B, C, n);  // cuBLAS's first call (heuristics, module load)
+    float ms = 0;
+    {
+      EventPair ev(kDev);
+      ev.start(s0);
+      gemm_bf16(h, s0, m, n, k, A, B, C, n);
+      ev.stop(s0);
+      ms = float(ev.elapsed_us() * 1e-3);
+    }
+    const int count = std::max(8, int(kRampMs / std::max(ms, 0.01f)));
+    std::vector<cudaEvent_t> ev(size_t(count) + 1);
+    for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
+    CUDA_CHECK(cudaStreamSynchronize(s0));
+    idle();
+    for (int i = 0; i < count; ++i) {
+      CUDA_CHECK(cudaEventRecord(ev[size_t(i)], s0));
+      gemm_bf16(h, s0, m, n, k, A, B, C, n);
+    }
+    CUDA_CHECK(cudaEventRecord(ev[size_t(count)], s0));
+    CUDA_CHECK(cudaStreamSynchronize(s0));
+    const double flop = 2.0 * m * n * k;
+    for (int i = 0; i < count; ++i) {
+      float t0 = 0, d = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&t0, ev[0], ev[size_t(i)]));
+      CUDA_CHECK(cudaEventElapsedTime(&d, ev[size_t(i)], ev[size_t(i) + 1]));
+      ramp.row("%d,%d,%d,%d,%.1f,%.3f,%.1f", m, n, k, i, double(t0) * 1e3, double(d) * 1e3,
+               flop / (double(d) * 1e3) * 1e-6);
+    }
+    for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
+  }
+
+  CUDA_CHECK(cudaFree(A));
+  CUDA_CHECK(cudaFree(B));
+  CUDA_CHECK(cudaFree(C));
+  CUBLAS_CHECK(cublasDestroy(h));
+  CUDA_CHECK(cudaStreamDestroy(s0));
+  return 0;
+}
+
+static int run_cases(int argc, char** argv) {
   cublasHandle_t h;
   CUBLAS_CHECK(cublasCreate(&h));
   cudaStream_t s0, s1;
@@ -215,7 +282,7 @@ int main(int argc, char** argv) {
 
   // The largest GEMM's operands, and the copy's buffers.
   const std::vector<std::tuple<int, int, int>> shapes = {
-      {16384, 16384, 16384}, {8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 8192, 8192},
+      {16384, 16384, 16384}, {8192, 8192, 8192}, {4096, 4096, 4096},  {2048, 8192, 8192},
       {8192, 8192, 2048},    {512, 8192, 8192},  {32768, 32768, 4096}};
   size_t max_a = 0, max_b = 0, max_c = 0;
   for (auto [m, n, k] : shapes) {
@@ -234,8 +301,7 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, kDev));
 
   auto report = [&](const char* name, int m, int n, int k, int gemm_sms, int copy_ctas,
-                    const Work* gemm,
-                    const Work* copy, const Window& win, int ok) {
+                    const Work* gemm, const Work* copy, const Window& win, int ok) {
     std::vector<Sample> all = sampler.take();
     std::vector<double> power, sm, mem;
     long temp = -1;
@@ -254,13 +320,14 @@ int main(int argc, char** argv) {
     const double flop = 2.0 * m * n * k;
     const double g_us = gemm && gemm->ops ? gemm->steady_us / gemm->ops : 0;
     const double c_us = copy && copy->ops ? copy->steady_us / copy->ops : 0;
-    csv.row("%s,%d,%d,%d,%s,%d,%d,%ld,%.3f,%.1f,%ld,%.3f,%.1f,%.3f,%.1f,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,"
-            "%.0f,%ld,0x%llx,%zu,%d",
-            name, m, n, k, gemm ? "bf16" : "-", gemm_sms, copy_ctas, gemm ? gemm->ops : 0L, g_us,
-            g_us > 0 ? flop / g_us * 1e-6 : 0.0, copy ? copy->ops : 0L, c_us,
-            c_us > 0 ? 2.0 * kCopyBytes / c_us * 1e-3 : 0.0, win.seconds,
-            win.energy_mj >= 0 ? win.energy_mj * 1e-3 / win.seconds : -1.0, p.median, c.median,
-            c.p10, c.p90, c.min, c.max, mm.median, temp, reasons, power.size(), ok);
+    csv.row(
+        "%s,%d,%d,%d,%s,%d,%d,%ld,%.3f,%.1f,%ld,%.3f,%.1f,%.3f,%.1f,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,"
+        "%.0f,%ld,0x%llx,%zu,%d",
+        name, m, n, k, gemm ? "bf16" : "-", gemm_sms, copy_ctas, gemm ? gemm->ops : 0L, g_us,
+        g_us > 0 ? flop / g_us * 1e-6 : 0.0, copy ? copy->ops : 0L, c_us,
+        c_us > 0 ? 2.0 * kCopyBytes / c_us * 1e-3 : 0.0, win.seconds,
+        win.energy_mj >= 0 ? win.energy_mj * 1e-3 / win.seconds : -1.0, p.median, c.median, c.p10,
+        c.p90, c.min, c.max, mm.median, temp, reasons, power.size(), ok);
   };
   auto idle = [&] { std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds)); };
 
@@ -335,8 +402,8 @@ int main(int argc, char** argv) {
       *release = 1;
       CUDA_CHECK(cudaStreamSynchronize(s2));
       std::vector<unsigned> ids(size_t(blockers), 0);
-      CUDA_CHECK(cudaMemcpy(ids.data(), sm_of_cta, sizeof(unsigned) * ids.size(),
-                            cudaMemcpyDeviceToHost));
+      CUDA_CHECK(
+          cudaMemcpy(ids.data(), sm_of_cta, sizeof(unsigned) * ids.size(), cudaMemcpyDeviceToHost));
       std::sort(ids.begin(), ids.end());
       const bool distinct = std::unique(ids.begin(), ids.end()) == ids.end();
       if (!distinct) std::fprintf(stderr, "%s: blockers shared an SM\n", name);
@@ -380,4 +447,11 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaFree(sm_of_cta));
   CUDA_CHECK(cudaFreeHost(release));
   return 0;
+}
+
+int main(int argc, char** argv) {
+  CUDA_CHECK(cudaSetDevice(kDev));
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--ramp") == 0) return run_ramp(argc, argv);
+  return run_cases(argc, argv);
 }
