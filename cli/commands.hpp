@@ -73,5 +73,6 @@ void add_bound_command(CLI::App& app);      // bound_command.cpp
 void add_check_command(CLI::App& app);      // check_command.cpp
 void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp
 void add_validate_command(CLI::App& app);   // validate_command.cpp
+void add_sweep_command(CLI::App& app);      // sweep_command.cpp
 
 }  // namespace mgsim::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   mgsim::cli::add_topo_command(app);
   mgsim::cli::add_run_command(app);
+  mgsim::cli::add_sweep_command(app);
   mgsim::cli::add_bound_command(app);
   mgsim::cli::add_check_command(app);
   mgsim::cli::add_calibrate_command(app);

@@ -164,6 +164,12 @@ HardwareSpec load_hardware_from_string(const std::string& text, const std::strin
   return spec;
 }
 
+std::vector<std::string> hardware_parameter_names() {
+  std::vector<std::string> names;
+  for (const Parameter& p : hardware_parameters()) names.push_back(p.name());
+  return names;
+}
+
 std::vector<std::string> describe_hardware(const HardwareSpec& spec) {
   std::vector<std::string> lines;
   for (const Parameter& p : hardware_parameters()) {

@@ -47,6 +47,9 @@ std::vector<std::string> hardware_preset_names();
 // The directory presets are read from (MGSIM_PRESET_DIR or the configured source directory).
 std::string hardware_preset_dir();
 
+// Every parameter's dotted name ("hbm.bandwidth"), in table order: what an override may name.
+std::vector<std::string> hardware_parameter_names();
+
 // Every parameter as "section.key = value" lines with its source, in table order (for reports).
 std::vector<std::string> describe_hardware(const HardwareSpec& spec);
 

@@ -10,6 +10,8 @@
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 
+#include "tests/traces/examples.hpp"
+
 namespace {
 
 class KeyChecker {
@@ -83,7 +85,7 @@ TEST_CASE("every example's keys are in the schedule's JSON Schema") {
   const KeyChecker checker(YAML::LoadFile((src / "traces/schedule.schema.json").string()));
   int files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(src / "examples")) {
-    if (entry.path().extension() != ".yaml") continue;
+    if (!mgsim::test::is_schedule(entry.path())) continue;
     ++files;
     std::vector<std::string> errors;
     checker.check(YAML::LoadFile(entry.path().string()), checker.root(), "", errors);

@@ -197,8 +197,8 @@ class Nvml {
     if (!reasons_)  // the older name of the same call
       reasons_ = reinterpret_cast<int (*)(void*, unsigned long long*)>(
           dlsym(lib_, "nvmlDeviceGetCurrentClocksThrottleReasons"));
-    power_limit_ = reinterpret_cast<int (*)(void*, unsigned*)>(
-        dlsym(lib_, "nvmlDeviceGetEnforcedPowerLimit"));
+    power_limit_ =
+        reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetEnforcedPowerLimit"));
     ok_ = init_ && by_pci_ && clock_ && max_clock_ && driver_ && init_() == 0;
   }
   std::string driver_version() const {

@@ -1,0 +1,316 @@
+// mgsim sweep SWEEP.yaml [-o results.csv] [--jsonl results.jsonl] [-j N] [limits]: a what-if
+// study (traces/sweep.hpp, docs/SWEEP.md) run on all cores.
+//
+// Output: one row per point, every input and every result column: point, machine, topology,
+// hardware, each axis's value, then status (ok, deadlock, limit, error), time_us, bound_us,
+// fraction, bottleneck and message (why a point did not end ok). Rows are written as points
+// finish (the `point` column says which), each flushed at once, so an interrupted sweep keeps
+// what it finished; run again with the same -o / --jsonl, it skips the points those files already
+// hold (a file of another sweep, with other columns, is an error) and drops a last line cut short.
+// Without -o the CSV goes to stdout. A point that deadlocks, passes a limit or is refused by the
+// model (a hardware value out of range) is a row with that status, not the end of the sweep; the
+// sweep file itself is checked before anything runs (exit 2).
+// Progress: on a terminal, one line on stderr with points done, elapsed time and an estimate of
+// the time left; a summary line at the end in any case.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "sim/json.hpp"
+#include "traces/roofline.hpp"
+#include "traces/sweep.hpp"
+
+namespace mgsim::cli {
+
+namespace {
+
+struct Options : LimitInputs {
+  std::string sweep;
+  std::string csv;
+  std::string jsonl;
+  int jobs = 0;
+};
+
+// What one point gave.
+struct Outcome {
+  std::string status = "ok";
+  std::optional<double> time_us, bound_us, fraction;
+  std::string bottleneck, message;
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+std::string number(const std::optional<double>& v, int decimals) {
+  return v ? fmt::format("{:.{}f}", *v, decimals) : "";
+}
+
+class Table {
+ public:
+  explicit Table(const traces::SweepSpec& spec) : spec_(spec) {
+    columns_ = {"point", "machine", "topology", "hardware"};
+    for (const traces::SweepAxis& a : spec.axes) columns_.push_back(a.column);
+    for (const char* c : {"status", "time_us", "bound_us", "fraction", "bottleneck", "message"})
+      columns_.emplace_back(c);
+  }
+  std::string header() const {
+    std::string h;
+    for (const std::string& c : columns_) h += (h.empty() ? "" : ",") + csv_field(c);
+    return h;
+  }
+  // The input columns of a point, as strings.
+  std::vector<std::string> inputs(const traces::SweepPoint& p) const {
+    const traces::SweepMachine& m = spec_.machines[static_cast<std::size_t>(p.machine)];
+    std::vector<std::string> v = {std::to_string(p.index), m.name, m.topology,
+                                  m.hardware.empty() ? "(its GPU)" : m.hardware};
+    v.insert(v.end(), p.values.begin(), p.values.end());
+    return v;
+  }
+  std::string csv_row(const traces::SweepPoint& p, const Outcome& o) const {
+    std::string row;
+    for (const std::string& f : inputs(p)) row += (row.empty() ? "" : ",") + csv_field(f);
+    for (const std::string& f : {o.status, number(o.time_us, 6), number(o.bound_us, 6),
+                                 number(o.fraction, 6), o.bottleneck, o.message})
+      row += "," + csv_field(f);
+    return row;
+  }
+  std::string json_row(const traces::SweepPoint& p, const Outcome& o) const {
+    std::string out;
+    sim::JsonWriter w(out, sim::JsonWriter::Style::compact);
+    w.object().key("point").value(p.index);
+    const std::vector<std::string> in = inputs(p);
+    for (std::size_t i = 1; i < in.size(); ++i) w.key(columns_[i]).value(in[i]);
+    w.key("status").value(o.status);
+    const auto num = [&](const char* key, const std::optional<double>& v) {
+      w.key(key);
+      if (v) {
+        w.value(*v, 6);
+      } else {
+        w.null();
+      }
+    };
+    num("time_us", o.time_us);
+    num("bound_us", o.bound_us);
+    num("fraction", o.fraction);
+    w.key("bottleneck").value(o.bottleneck).key("message").value(o.message).end();
+    return out;
+  }
+
+ private:
+  const traces::SweepSpec& spec_;
+  std::vector<std::string> columns_;
+};
+
+// An output the sweep appends to: the points it already holds (a resumed sweep), a last line
+// cut short dropped, a header written when new. ConfigError when it holds another sweep's rows.
+class Appender {
+ public:
+  Appender(const std::string& path, const std::string& header, bool json, std::int64_t points)
+      : path_(path) {
+    std::string text;
+    if (std::ifstream in(path, std::ios::binary); in) {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    }
+    // Only whole lines count: a row cut short by an interruption is dropped.
+    text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+    std::istringstream lines(text);
+    std::string line;
+    bool first = true;
+    while (std::getline(lines, line)) {
+      if (first && !json) {
+        first = false;
+        if (line != header)
+          throw sim::ConfigError({path, 1, 1},
+                                 fmt::format("holds another sweep's results (columns {}, this "
+                                             "sweep's {}): give another file or remove it",
+                                             line, header));
+        continue;
+      }
+      first = false;
+      const std::string key = json ? "{\"point\":" : "";
+      if (json && !line.starts_with(key))
+        throw sim::ConfigError({path, 1, 1}, "is not a sweep's JSON lines: give another file");
+      const std::int64_t p = std::atoll(line.c_str() + key.size());
+      if (p < 0 || p >= points)
+        throw sim::ConfigError({path, 1, 1},
+                               fmt::format("holds point {}, which this sweep of {} points does "
+                                           "not have: give another file or remove it",
+                                           p, points));
+      done_.insert(p);
+    }
+    out_.open(path, std::ios::binary | std::ios::trunc);
+    if (!out_) throw sim::ConfigError({path, 0, 0}, "cannot be written");
+    out_ << text;
+    if (text.empty() && !json) out_ << header << '\n';
+    out_.flush();
+  }
+  bool has(std::int64_t point) const { return done_.contains(point); }
+  std::size_t held() const { return done_.size(); }
+  void write(const std::string& row) {
+    out_ << row << '\n';
+    out_.flush();
+    if (!out_) throw OutputFailed(fmt::format("{}: a row could not be written", path_));
+  }
+
+ private:
+  std::string path_;
+  std::set<std::int64_t> done_;
+  std::ofstream out_;
+};
+
+Outcome run_point(const traces::SweepSpec& spec, const traces::SweepPoint& p,
+                  const traces::Machine& machine, const traces::Limits& limits) {
+  Outcome o;
+  try {
+    const traces::Run run =
+        traces::run_one(spec.schedule, spec.params_of(p), machine, nullptr, limits);
+    const traces::Result& r = run.result;
+    if (r.deadlocked()) {
+      o.status = "deadlock";
+      o.message = "a stream never finished (mgsim run with these values prints the report)";
+      return o;
+    }
+    o.time_us = r.run.end.since_start().microseconds();
+    o.bound_us = r.roofline.bound.microseconds();
+    o.fraction = r.roofline.fraction();
+    if (const traces::UnitTerm* b = r.roofline.bottleneck()) o.bottleneck = b->group;
+  } catch (const sim::LimitError& e) {
+    o.status = "limit";
+    o.message = e.what();
+  } catch (const sim::ConfigError& e) {
+    o.status = "error";
+    o.message = e.what();
+  }
+  return o;
+}
+
+void run_sweep(const Options& opt) {
+  const traces::SweepSpec spec = traces::load_sweep(opt.sweep);
+  const traces::Limits limits = limits_of(opt);
+  const Table table(spec);
+  std::optional<Appender> csv, jsonl;
+  if (!opt.csv.empty()) csv.emplace(opt.csv, table.header(), false, spec.points);
+  if (!opt.jsonl.empty()) jsonl.emplace(opt.jsonl, table.header(), true, spec.points);
+  if (opt.csv.empty()) std::cout << table.header() << '\n' << std::flush;
+
+  // A point is done when every output given holds it.
+  const auto done = [&](std::int64_t i) {
+    return (csv || jsonl) && (!csv || csv->has(i)) && (!jsonl || jsonl->has(i));
+  };
+  std::vector<std::int64_t> todo;
+  for (std::int64_t i = 0; i < spec.points; ++i)
+    if (!done(i)) todo.push_back(i);
+  const std::int64_t skipped = spec.points - static_cast<std::int64_t>(todo.size());
+
+  // Machines, one per distinct (machine, topology params, hardware values), loaded once.
+  std::mutex machines_mu;
+  std::map<std::string, std::shared_ptr<const traces::Machine>> machines;
+  const auto machine_of = [&](const traces::SweepPoint& p) {
+    std::string key = std::to_string(p.machine);
+    for (const auto& [k, v] : spec.topology_of(p)) key += fmt::format("|{}={}", k, v);
+    for (const auto& h : spec.hardware_of(p)) key += fmt::format("|{}={}", h.parameter, h.value);
+    const std::lock_guard lock(machines_mu);
+    auto& slot = machines[key];
+    if (!slot) slot = std::make_shared<const traces::Machine>(traces::load_sweep_machine(spec, p));
+    return slot;
+  };
+
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::mutex out_mu;
+  std::atomic<std::size_t> next{0};
+  std::int64_t finished = 0;
+  std::map<std::string, std::int64_t> by_status;
+  auto last_progress = start;
+  const auto worker = [&] {
+    for (std::size_t t = next++; t < todo.size(); t = next++) {
+      const traces::SweepPoint p = spec.point(todo[t]);
+      Outcome o;
+      try {
+        o = run_point(spec, p, *machine_of(p), limits);
+      } catch (const sim::ConfigError& e) {  // the point's machine was refused
+        o.status = "error";
+        o.message = e.what();
+      }
+      const std::lock_guard lock(out_mu);
+      if (csv && !csv->has(p.index)) csv->write(table.csv_row(p, o));
+      if (!csv) std::cout << table.csv_row(p, o) << '\n' << std::flush;
+      if (jsonl && !jsonl->has(p.index)) jsonl->write(table.json_row(p, o));
+      ++finished;
+      ++by_status[o.status];
+      const auto now = std::chrono::steady_clock::now();
+      if (tty && (now - last_progress > std::chrono::milliseconds(200) ||
+                  finished == static_cast<std::int64_t>(todo.size()))) {
+        last_progress = now;
+        const double elapsed = std::chrono::duration<double>(now - start).count();
+        const double left = elapsed / static_cast<double>(finished) *
+                            static_cast<double>(static_cast<std::int64_t>(todo.size()) - finished);
+        std::fprintf(stderr, "\r[%lld/%zu] %3.0f %%  %.1f s, about %.1f s left   ",
+                     static_cast<long long>(finished), todo.size(),
+                     100.0 * static_cast<double>(finished) / static_cast<double>(todo.size()),
+                     elapsed, left);
+      }
+    }
+  };
+  const int jobs =
+      opt.jobs > 0 ? opt.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (int j = 1; j < std::min<std::int64_t>(jobs, static_cast<std::int64_t>(todo.size())); ++j)
+    threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+
+  std::string counts;
+  for (const auto& [status, n] : by_status)
+    counts += fmt::format("{}{} {}", counts.empty() ? " (" : ", ", n, status);
+  if (!counts.empty()) counts += ")";
+  std::cerr << fmt::format(
+      "{}sweep {}: {} points, {} run{}, {} already in the output, {:.1f} s\n",
+      tty && finished > 0 ? "\n" : "", opt.sweep, spec.points, finished, counts, skipped,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  auto opt = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Run a schedule over a grid of params, hardware parameters and machines");
+  cmd->add_option("sweep", opt->sweep, "sweep YAML file (docs/SWEEP.md)")->required();
+  cmd->add_option("-o,--output", opt->csv,
+                  "CSV file the rows are appended to; a rerun skips the points it holds "
+                  "(default: stdout)");
+  cmd->add_option("--jsonl", opt->jsonl, "also append each row as a JSON line to this file");
+  cmd->add_option("-j,--jobs", opt->jobs, "points run at once (default: every core)")
+      ->check(CLI::PositiveNumber);
+  add_limit_options(cmd, *opt);
+  cmd->callback([opt] { run_sweep(*opt); });
+}
+
+}  // namespace mgsim::cli
