@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,10 @@ class OutputFailed : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Prints why a command failed, as main() does, and returns its exit code: 1 CheckFailed, 2 bad
+// input (ConfigError), 3 internal error, 4 OutputFailed, 5 LimitError. Defined in main.cpp.
+int report_failure(const std::exception_ptr& failure);
 
 // "-D name=value" arguments as (name, value) pairs; ConfigError for a malformed one.
 // Defined in run_command.cpp, shared with bound_command.cpp.

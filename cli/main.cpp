@@ -12,6 +12,34 @@
 #include "sim/check.hpp"
 #include "sim/config.hpp"
 
+namespace mgsim::cli {
+
+int report_failure(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const CheckFailed& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const OutputFailed& e) {
+    std::cerr << e.what() << "\n";
+    return 4;
+  } catch (const sim::LimitError& e) {
+    std::cerr << e.what() << "\n";
+    return 5;
+  } catch (const sim::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const sim::InternalError& e) {
+    std::cerr << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+}  // namespace mgsim::cli
+
 int main(int argc, char** argv) {
   CLI::App app{"mgsim: a cycle-approximate simulator of multi-GPU nodes and fabrics"};
   app.require_subcommand(1);
@@ -32,24 +60,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
-  } catch (const mgsim::cli::CheckFailed& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  } catch (const mgsim::cli::OutputFailed& e) {
-    std::cerr << e.what() << "\n";
-    return 4;
-  } catch (const mgsim::sim::LimitError& e) {
-    std::cerr << e.what() << "\n";
-    return 5;
-  } catch (const mgsim::sim::ConfigError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
-  } catch (const mgsim::sim::InternalError& e) {
-    std::cerr << e.what() << "\n";
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 3;
+  } catch (...) {
+    return mgsim::cli::report_failure(std::current_exception());
   }
   return 0;
 }

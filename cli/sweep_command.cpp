@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -32,7 +34,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/cluster.hpp"
 #include "cli/commands.hpp"
+#include "sim/check.hpp"
 #include "sim/json.hpp"
 #include "traces/roofline.hpp"
 #include "traces/sweep.hpp"
@@ -210,90 +214,210 @@ Outcome run_point(const traces::SweepSpec& spec, const traces::SweepPoint& p,
   return o;
 }
 
-void run_sweep(const Options& opt) {
-  const traces::SweepSpec spec = traces::load_sweep(opt.sweep);
-  const traces::Limits limits = limits_of(opt);
-  const Table table(spec);
-  std::optional<Appender> csv, jsonl;
-  if (!opt.csv.empty()) csv.emplace(opt.csv, table.header(), false, spec.points);
-  if (!opt.jsonl.empty()) jsonl.emplace(opt.jsonl, table.header(), true, spec.points);
-  if (opt.csv.empty()) std::cout << table.header() << '\n' << std::flush;
-
-  // A point is done when every output given holds it.
-  const auto done = [&](std::int64_t i) {
-    return (csv || jsonl) && (!csv || csv->has(i)) && (!jsonl || jsonl->has(i));
-  };
-  std::vector<std::int64_t> todo;
-  for (std::int64_t i = 0; i < spec.points; ++i)
-    if (!done(i)) todo.push_back(i);
-  const std::int64_t skipped = spec.points - static_cast<std::int64_t>(todo.size());
-
-  // Machines, one per distinct (machine, topology params, hardware values), loaded once.
-  std::mutex machines_mu;
-  std::map<std::string, std::shared_ptr<const traces::Machine>> machines;
-  const auto machine_of = [&](const traces::SweepPoint& p) {
+// Machines, one per distinct (machine, topology params, hardware values), loaded once and shared
+// by the threads.
+class MachineCache {
+ public:
+  explicit MachineCache(const traces::SweepSpec& spec) : spec_(spec) {}
+  std::shared_ptr<const traces::Machine> of(const traces::SweepPoint& p) {
     std::string key = std::to_string(p.machine);
-    for (const auto& [k, v] : spec.topology_of(p)) key += fmt::format("|{}={}", k, v);
-    for (const auto& h : spec.hardware_of(p)) key += fmt::format("|{}={}", h.parameter, h.value);
-    const std::lock_guard lock(machines_mu);
-    auto& slot = machines[key];
-    if (!slot) slot = std::make_shared<const traces::Machine>(traces::load_sweep_machine(spec, p));
+    for (const auto& [k, v] : spec_.topology_of(p)) key += fmt::format("|{}={}", k, v);
+    for (const auto& h : spec_.hardware_of(p)) key += fmt::format("|{}={}", h.parameter, h.value);
+    const std::lock_guard lock(mu_);
+    auto& slot = machines_[key];
+    if (!slot) slot = std::make_shared<const traces::Machine>(traces::load_sweep_machine(spec_, p));
     return slot;
-  };
+  }
 
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  const auto start = std::chrono::steady_clock::now();
-  std::mutex out_mu;
+ private:
+  const traces::SweepSpec& spec_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const traces::Machine>> machines_;
+};
+
+// Rank 0's side: the outputs, the progress line and the summary. record() is thread-safe.
+class Recorder {
+ public:
+  Recorder(const Options& opt, const traces::SweepSpec& spec)
+      : opt_(opt), spec_(spec), table_(spec), tty_(isatty(STDERR_FILENO) != 0) {
+    if (!opt.csv.empty()) csv_.emplace(opt.csv, table_.header(), false, spec.points);
+    if (!opt.jsonl.empty()) jsonl_.emplace(opt.jsonl, table_.header(), true, spec.points);
+    if (opt.csv.empty()) std::cout << table_.header() << '\n' << std::flush;
+  }
+  // The points the outputs lack: a point is done when every output given holds it.
+  std::vector<std::int64_t> todo() {
+    for (std::int64_t i = 0; i < spec_.points; ++i)
+      if (!((csv_ || jsonl_) && (!csv_ || csv_->has(i)) && (!jsonl_ || jsonl_->has(i))))
+        todo_.push_back(i);
+    return todo_;
+  }
+  void record(std::int64_t point, const Outcome& o) {
+    const traces::SweepPoint p = spec_.point(point);
+    const std::lock_guard lock(mu_);
+    if (csv_ && !csv_->has(point)) csv_->write(table_.csv_row(p, o));
+    if (!csv_) std::cout << table_.csv_row(p, o) << '\n' << std::flush;
+    if (jsonl_ && !jsonl_->has(point)) jsonl_->write(table_.json_row(p, o));
+    ++finished_;
+    ++by_status_[o.status];
+    const auto now = std::chrono::steady_clock::now();
+    const auto total = static_cast<std::int64_t>(todo_.size());
+    if (tty_ && (now - last_ > std::chrono::milliseconds(200) || finished_ == total)) {
+      last_ = now;
+      const double elapsed = std::chrono::duration<double>(now - start_).count();
+      const double left =
+          elapsed / static_cast<double>(finished_) * static_cast<double>(total - finished_);
+      std::cerr << fmt::format(
+          "\r[{}/{}] {:3.0f} %  {:.1f} s, about {:.1f} s left   ", finished_, total,
+          100.0 * static_cast<double>(finished_) / static_cast<double>(total), elapsed, left);
+    }
+  }
+  void summary(int processes) const {
+    std::string counts;
+    for (const auto& [status, n] : by_status_)
+      counts += fmt::format("{}{} {}", counts.empty() ? " (" : ", ", n, status);
+    if (!counts.empty()) counts += ")";
+    std::cerr << fmt::format(
+        "{}sweep {}: {} points, {} run{}, {} already in the output, {:.1f} s{}\n",
+        tty_ && finished_ > 0 ? "\n" : "", opt_.sweep, spec_.points, finished_, counts,
+        spec_.points - static_cast<std::int64_t>(todo_.size()),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
+        processes > 1 ? fmt::format(", {} processes", processes) : "");
+  }
+
+ private:
+  const Options& opt_;
+  const traces::SweepSpec& spec_;
+  Table table_;
+  bool tty_;
+  std::optional<Appender> csv_, jsonl_;
+  std::vector<std::int64_t> todo_;
+  std::mutex mu_;
+  std::int64_t finished_ = 0;
+  std::map<std::string, std::int64_t> by_status_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
+};
+
+// An outcome as a message between ranks: its fields joined by the ASCII unit separator.
+constexpr char kSep = '\x1f';
+
+std::string encode(std::int64_t point, const Outcome& o) {
+  const auto num = [](const std::optional<double>& v) {
+    return v ? fmt::format("{}", *v) : std::string();
+  };
+  return fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}", point, kSep, o.status, kSep, num(o.time_us),
+                     kSep, num(o.bound_us), kSep, num(o.fraction), kSep, o.bottleneck, kSep,
+                     o.message);
+}
+
+std::pair<std::int64_t, Outcome> decode(const std::string& m) {
+  std::vector<std::string> f;
+  std::size_t at = 0;
+  for (int i = 0; i < 6; ++i) {
+    const std::size_t end = m.find(kSep, at);
+    MGSIM_CHECK(end != std::string::npos, "a sweep message of {} fields", i + 1);
+    f.push_back(m.substr(at, end - at));
+    at = end + 1;
+  }
+  f.push_back(m.substr(at));
+  const auto num = [](const std::string& s) {
+    return s.empty() ? std::nullopt : std::optional(std::stod(s));
+  };
+  Outcome o;
+  o.status = f[1];
+  o.time_us = num(f[2]);
+  o.bound_us = num(f[3]);
+  o.fraction = num(f[4]);
+  o.bottleneck = f[5];
+  o.message = f[6];
+  return {std::stoll(f[0]), o};
+}
+
+// Runs `points` on `jobs` threads (this one among them), `done` after each.
+template <class Done>
+void run_points(const traces::SweepSpec& spec, const std::vector<std::int64_t>& points, int jobs,
+                const traces::Limits& limits, MachineCache& machines, Done&& done) {
   std::atomic<std::size_t> next{0};
-  std::int64_t finished = 0;
-  std::map<std::string, std::int64_t> by_status;
-  auto last_progress = start;
   const auto worker = [&] {
-    for (std::size_t t = next++; t < todo.size(); t = next++) {
-      const traces::SweepPoint p = spec.point(todo[t]);
+    for (std::size_t t = next++; t < points.size(); t = next++) {
+      const traces::SweepPoint p = spec.point(points[t]);
       Outcome o;
       try {
-        o = run_point(spec, p, *machine_of(p), limits);
+        o = run_point(spec, p, *machines.of(p), limits);
       } catch (const sim::ConfigError& e) {  // the point's machine was refused
         o.status = "error";
         o.message = e.what();
       }
-      const std::lock_guard lock(out_mu);
-      if (csv && !csv->has(p.index)) csv->write(table.csv_row(p, o));
-      if (!csv) std::cout << table.csv_row(p, o) << '\n' << std::flush;
-      if (jsonl && !jsonl->has(p.index)) jsonl->write(table.json_row(p, o));
-      ++finished;
-      ++by_status[o.status];
-      const auto now = std::chrono::steady_clock::now();
-      if (tty && (now - last_progress > std::chrono::milliseconds(200) ||
-                  finished == static_cast<std::int64_t>(todo.size()))) {
-        last_progress = now;
-        const double elapsed = std::chrono::duration<double>(now - start).count();
-        const double left = elapsed / static_cast<double>(finished) *
-                            static_cast<double>(static_cast<std::int64_t>(todo.size()) - finished);
-        std::fprintf(stderr, "\r[%lld/%zu] %3.0f %%  %.1f s, about %.1f s left   ",
-                     static_cast<long long>(finished), todo.size(),
-                     100.0 * static_cast<double>(finished) / static_cast<double>(todo.size()),
-                     elapsed, left);
-      }
+      done(p.index, o);
     }
   };
-  const int jobs =
-      opt.jobs > 0 ? opt.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
-  for (int j = 1; j < std::min<std::int64_t>(jobs, static_cast<std::int64_t>(todo.size())); ++j)
+  for (std::size_t j = 1; j < std::min<std::size_t>(static_cast<std::size_t>(jobs), points.size());
+       ++j)
     threads.emplace_back(worker);
   worker();
   for (std::thread& t : threads) t.join();
+}
 
-  std::string counts;
-  for (const auto& [status, n] : by_status)
-    counts += fmt::format("{}{} {}", counts.empty() ? " (" : ", ", n, status);
-  if (!counts.empty()) counts += ")";
-  std::cerr << fmt::format(
-      "{}sweep {}: {} points, {} run{}, {} already in the output, {:.1f} s\n",
-      tty && finished > 0 ? "\n" : "", opt.sweep, spec.points, finished, counts, skipped,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+void run_sweep(const Options& opt, const Cluster& cluster) {
+  const traces::SweepSpec spec = traces::load_sweep(opt.sweep);
+  const traces::Limits limits = limits_of(opt);
+  std::optional<Recorder> recorder;
+  std::vector<std::int64_t> todo;
+  if (cluster.rank() == 0) {
+    recorder.emplace(opt, spec);
+    todo = recorder->todo();
+  }
+  cluster.broadcast(todo);
+  // Rank r runs every size-th point from its own: neighbours (alike in cost) spread out.
+  std::vector<std::int64_t> mine;
+  for (std::size_t i = static_cast<std::size_t>(cluster.rank()); i < todo.size();
+       i += static_cast<std::size_t>(cluster.size()))
+    mine.push_back(todo[i]);
+  const int jobs =
+      opt.jobs > 0 ? opt.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  MachineCache machines(spec);
+
+  if (cluster.rank() == 0) {
+    const auto record = [&](std::int64_t p, const Outcome& o) { recorder->record(p, o); };
+    if (cluster.size() == 1) {
+      run_points(spec, mine, jobs, limits, machines, record);
+    } else {
+      // This thread receives the other ranks' rows while the workers run this rank's points.
+      std::thread local([&] { run_points(spec, mine, jobs, limits, machines, record); });
+      for (std::size_t n = todo.size() - mine.size(); n > 0; --n) {
+        const auto [p, o] = decode(cluster.receive());
+        recorder->record(p, o);
+      }
+      local.join();
+    }
+    recorder->summary(cluster.size());
+    return;
+  }
+  // Another rank: the workers queue their outcomes, this thread sends them (MPI funneled).
+  std::mutex mu;
+  std::condition_variable ready;
+  std::deque<std::string> queue;
+  bool finished = false;
+  std::thread local([&] {
+    run_points(spec, mine, jobs, limits, machines, [&](std::int64_t p, const Outcome& o) {
+      const std::lock_guard lock(mu);
+      queue.push_back(encode(p, o));
+      ready.notify_one();
+    });
+    const std::lock_guard lock(mu);
+    finished = true;
+    ready.notify_one();
+  });
+  for (;;) {
+    std::unique_lock lock(mu);
+    ready.wait(lock, [&] { return finished || !queue.empty(); });
+    if (queue.empty()) break;
+    const std::string m = std::move(queue.front());
+    queue.pop_front();
+    lock.unlock();
+    cluster.send_to_root(m);
+  }
+  local.join();
 }
 
 }  // namespace
@@ -310,7 +434,16 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", opt->jobs, "points run at once (default: every core)")
       ->check(CLI::PositiveNumber);
   add_limit_options(cmd, *opt);
-  cmd->callback([opt] { run_sweep(*opt); });
+  cmd->callback([opt] {
+    const Cluster cluster;
+    if (cluster.size() == 1) return run_sweep(*opt, cluster);
+    // Under mpirun a failing process ends them all, so none waits for it.
+    try {
+      run_sweep(*opt, cluster);
+    } catch (...) {
+      cluster.abort(report_failure(std::current_exception()));
+    }
+  });
 }
 
 }  // namespace mgsim::cli
