@@ -2,6 +2,8 @@
 // process, for reinforcement-learning loops and what-if scripts (README, "Python").
 //
 //   m = mgsim.Machine("hgx-h200-8")                       # topology preset or .yaml, hardware
+//   m = mgsim.Machine("hgx-h200-ib", topology_params={"nodes": 2},
+//                     hardware_overrides={"nvlink.protocol_efficiency": "0.9"})   # what-ifs
 //   r = m.run(yaml_text_or_dict, params={"SIZE": "64MiB"}, limits={"max_events": 10**6})
 //   r["time_us"], r["bound_us"], r["fraction"], r["bottleneck"], r["streams"], r["json"]
 //                                                         # a Result: a read-only mapping
@@ -241,13 +243,19 @@ PYBIND11_MODULE(mgsim, m) {
   py::class_<traces::Machine>(m, "Machine",
                               "A topology and a GPU model, loaded once, shared by many runs")
       .def(py::init([](const std::string& topology, const std::string& hardware,
-                       const std::map<std::string, std::int64_t>& topology_params) {
-             return traces::Machine::load(topology, topology_params, hardware);
+                       const std::map<std::string, std::int64_t>& topology_params,
+                       const std::map<std::string, std::string>& hardware_overrides) {
+             std::vector<models::HardwareOverride> overrides;
+             for (const auto& [name, value] : hardware_overrides)
+               overrides.push_back({name, value});
+             return traces::Machine::load(topology, topology_params, hardware, overrides);
            }),
            py::arg("topology"), py::arg("hardware") = "",
            py::arg("topology_params") = std::map<std::string, std::int64_t>{},
+           py::arg("hardware_overrides") = std::map<std::string, std::string>{},
            "topology: a preset name or a .yaml path; hardware: a preset or .yaml (default: the "
-           "topology's GPU); topology_params: as -T")
+           "topology's GPU); topology_params: as -T; hardware_overrides: {\"hbm.bandwidth\": "
+           "\"9TB/s\"}, the parameters mgsim sweep's hw. axes set (docs/SWEEP.md)")
       .def_property_readonly(
           "gpus", [](const traces::Machine& machine) { return machine.topology().gpu_count(); })
       .def("run", &python::run, py::arg("schedule"), py::arg("params") = py::dict(),

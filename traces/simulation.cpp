@@ -24,9 +24,11 @@ Machine::Machine(topologies::Topology topology, models::HardwareSpec hardware)
 
 Machine Machine::load(const std::string& topology,
                       const std::map<std::string, std::int64_t>& topology_params,
-                      const std::string& hardware) {
+                      const std::string& hardware,
+                      const std::vector<models::HardwareOverride>& overrides) {
   topologies::Topology topo = topologies::load_topology(topology, topology_params);
-  models::HardwareSpec hw = models::load_hardware(hardware.empty() ? topo.gpu_model : hardware);
+  models::HardwareSpec hw =
+      models::load_hardware(hardware.empty() ? topo.gpu_model : hardware, overrides);
   return Machine(std::move(topo), std::move(hw));
 }
 

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/hardware_loader.hpp"
 #include "models/hardware_spec.hpp"
 #include "sim/trace.hpp"
 #include "topologies/topology.hpp"
@@ -36,10 +37,12 @@ class Machine {
   Machine(topologies::Topology topology, models::HardwareSpec hardware);
 
   // `topology`: a preset name or a .yaml path, with its params (`-T nodes=4`); `hardware`: a
-  // preset name or a .yaml path, empty for the topology's own GPU model.
+  // preset name or a .yaml path, empty for the topology's own GPU model, with `overrides` of its
+  // parameters ({"hbm.bandwidth", "9TB/s"}: what-if values, checked as the file's).
   static Machine load(const std::string& topology,
                       const std::map<std::string, std::int64_t>& topology_params,
-                      const std::string& hardware);
+                      const std::string& hardware,
+                      const std::vector<models::HardwareOverride>& overrides = {});
 
   const topologies::Topology& topology() const { return topology_; }
   const models::HardwareSpec& hardware() const { return hardware_; }

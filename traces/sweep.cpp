@@ -299,10 +299,7 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& name) {
 Machine load_sweep_machine(const SweepSpec& spec, const SweepPoint& p) {
   const SweepMachine& m = spec.machines[static_cast<std::size_t>(p.machine)];
   try {
-    topologies::Topology topo = topologies::load_topology(m.topology, spec.topology_of(p));
-    models::HardwareSpec hw = models::load_hardware(
-        m.hardware.empty() ? topo.gpu_model : m.hardware, spec.hardware_of(p));
-    return Machine(std::move(topo), std::move(hw));
+    return Machine::load(m.topology, spec.topology_of(p), m.hardware, spec.hardware_of(p));
   } catch (const sim::ConfigError& e) {
     throw sim::ConfigError(m.where,
                            fmt::format("machine {} at point {}: {}", m.name, p.index, e.what()));

@@ -110,6 +110,27 @@ def test_a_machine_with_topology_params():
         mgsim.Machine("no-such-topology")
 
 
+def test_hardware_overrides_are_the_sweeps_hw_axes(tmp_path):
+    """Machine(hardware_overrides=...) gives the row mgsim sweep gives for the same hw. value."""
+    schedule = ROOT / "examples" / "all_reduce_ring.yaml"
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text(f"schedule: {schedule}\nmachines: [{{topology: hgx-h200-8}}]\n"
+                     "grid: {SIZE: [64MiB], hw.nvlink.protocol_efficiency: [0.5]}\n")
+    cli = ROOT / "build" / "cli" / "mgsim"
+    if not cli.exists():
+        pytest.skip("no CLI build next to the module")
+    out = subprocess.run([str(cli), "sweep", str(sweep)], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    row = dict(zip(out[0].split(","), out[1].split(",")))
+    slow = mgsim.Machine("hgx-h200-8", hardware_overrides={"nvlink.protocol_efficiency": "0.5"})
+    r = slow.run(schedule.read_text(), params={"SIZE": "64MiB"})
+    assert f"{r['time_us']:.6f}" == row["time_us"]
+    assert r["time_us"] > mgsim.Machine("hgx-h200-8").run(
+        schedule.read_text(), params={"SIZE": "64MiB"})["time_us"]
+    with pytest.raises(mgsim.ConfigError, match="protocol_efficency"):
+        mgsim.Machine("hgx-h200-8", hardware_overrides={"nvlink.protocol_efficency": "0.5"})
+
+
 # `mgsim check` in process: the reward-hack schedules of tests/cli/hacks/ (docs/CHECK.md).
 HACKS = ROOT / "tests" / "cli" / "hacks"
 
