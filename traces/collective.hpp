@@ -86,6 +86,7 @@ class CollectiveRun {
   sim::Time begin() const { return begin_; }
   sim::Time end() const { return end_; }
   std::int64_t sends() const { return total_sends_; }
+  int rings() const { return static_cast<int>(rings_.size()); }
 
  private:
   struct Ring {

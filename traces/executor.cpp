@@ -180,6 +180,7 @@ class Executor {
         c.end = e->run->end();
         c.sends = e->run->sends();
         c.algorithm = "ideal_ring";
+        c.channels = e->run->rings();  // its rings: one per rail across NVLink domains
       } else {
         c.begin = e->begin;
         c.end = e->end;

@@ -72,7 +72,7 @@ struct CollectiveResult {
   std::int64_t sends = 0;      // peer transfers (ideal ring) or slice handovers (NCCL), all ranks
   std::string algorithm;       // "ring" or "p2p" (NCCL's), or "ideal_ring"
   std::string protocol = "-";  // NCCL's: "LL", "LL128", "Simple"
-  int channels = 0;            // NCCL's channels (CTAs per rank); 0 for an ideal ring
+  int channels = 0;            // NCCL's channels (CTAs per rank); an ideal ring's rings
   int root = -1;               // broadcast, reduce: the root rank (-1: none, as nccl-tests prints)
 };
 
