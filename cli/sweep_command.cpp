@@ -36,8 +36,10 @@
 
 #include "cli/cluster.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "sim/check.hpp"
 #include "sim/json.hpp"
+#include "traces/html_report.hpp"
 #include "traces/roofline.hpp"
 #include "traces/sweep.hpp"
 
@@ -49,6 +51,7 @@ struct Options : LimitInputs {
   std::string sweep;
   std::string csv;
   std::string jsonl;
+  std::string report;
   int jobs = 0;
 };
 
@@ -67,6 +70,26 @@ std::string csv_field(const std::string& s) {
     out += c == '\n' ? ' ' : c;
   }
   return out + "\"";
+}
+
+// The fields of one line csv_field() wrote.
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
 }
 
 std::string number(const std::optional<double>& v, int decimals) {
@@ -94,14 +117,20 @@ class Table {
     v.insert(v.end(), p.values.begin(), p.values.end());
     return v;
   }
+  // Every column of a point's row, as text.
+  std::vector<std::string> fields(const traces::SweepPoint& p, const Outcome& o) const {
+    std::vector<std::string> v = inputs(p);
+    for (std::string f : {o.status, number(o.time_us, 6), number(o.bound_us, 6),
+                          number(o.fraction, 6), o.bottleneck, o.message})
+      v.push_back(std::move(f));
+    return v;
+  }
   std::string csv_row(const traces::SweepPoint& p, const Outcome& o) const {
     std::string row;
-    for (const std::string& f : inputs(p)) row += (row.empty() ? "" : ",") + csv_field(f);
-    for (const std::string& f : {o.status, number(o.time_us, 6), number(o.bound_us, 6),
-                                 number(o.fraction, 6), o.bottleneck, o.message})
-      row += "," + csv_field(f);
+    for (const std::string& f : fields(p, o)) row += (row.empty() ? "" : ",") + csv_field(f);
     return row;
   }
+  const std::vector<std::string>& columns() const { return columns_; }
   std::string json_row(const traces::SweepPoint& p, const Outcome& o) const {
     std::string out;
     sim::JsonWriter w(out, sim::JsonWriter::Style::compact);
@@ -167,6 +196,7 @@ class Appender {
                                            "not have: give another file or remove it",
                                            p, points));
       done_.insert(p);
+      if (!json) rows_[p] = split_csv(line);
     }
     out_.open(path, std::ios::binary | std::ios::trunc);
     if (!out_) throw sim::ConfigError({path, 0, 0}, "cannot be written");
@@ -175,6 +205,8 @@ class Appender {
     out_.flush();
   }
   bool has(std::int64_t point) const { return done_.contains(point); }
+  // The fields of the CSV rows it held (not of JSON lines), by point.
+  const std::map<std::int64_t, std::vector<std::string>>& rows() const { return rows_; }
   std::size_t held() const { return done_.size(); }
   void write(const std::string& row) {
     out_ << row << '\n';
@@ -185,6 +217,7 @@ class Appender {
  private:
   std::string path_;
   std::set<std::int64_t> done_;
+  std::map<std::int64_t, std::vector<std::string>> rows_;
   std::ofstream out_;
 };
 
@@ -240,6 +273,7 @@ class Recorder {
  public:
   Recorder(const Options& opt, const traces::SweepSpec& spec)
       : opt_(opt), spec_(spec), table_(spec), tty_(isatty(STDERR_FILENO) != 0) {
+    if (!opt.report.empty()) report_.emplace(opt.report, "report", OutputFile::Older::remove);
     if (!opt.csv.empty()) csv_.emplace(opt.csv, table_.header(), false, spec.points);
     if (!opt.jsonl.empty()) jsonl_.emplace(opt.jsonl, table_.header(), true, spec.points);
     if (opt.csv.empty()) std::cout << table_.header() << '\n' << std::flush;
@@ -254,6 +288,7 @@ class Recorder {
   void record(std::int64_t point, const Outcome& o) {
     const traces::SweepPoint p = spec_.point(point);
     const std::lock_guard lock(mu_);
+    if (report_) rows_[point] = table_.fields(p, o);
     if (csv_ && !csv_->has(point)) csv_->write(table_.csv_row(p, o));
     if (!csv_) std::cout << table_.csv_row(p, o) << '\n' << std::flush;
     if (jsonl_ && !jsonl_->has(point)) jsonl_->write(table_.json_row(p, o));
@@ -271,6 +306,23 @@ class Recorder {
           100.0 * static_cast<double>(finished_) / static_cast<double>(total), elapsed, left);
     }
   }
+  // The HTML report (--report) of every row: those run now and those the CSV output held.
+  void write_report() {
+    if (!report_) return;
+    traces::SweepReportData d;
+    d.title = opt_.sweep;
+    d.columns = table_.columns();
+    std::map<std::int64_t, std::vector<std::string>> all = rows_;
+    if (csv_) all.insert(csv_->rows().begin(), csv_->rows().end());
+    for (auto& [point, fields] : all)
+      if (fields.size() == d.columns.size()) d.rows.push_back(std::move(fields));
+    if (spec_.machines.size() > 1) d.axes.emplace_back("machine");
+    for (const traces::SweepAxis& a : spec_.axes) d.axes.push_back(a.column);
+    d.results = {"time_us", "bound_us", "fraction"};
+    report_->stream() << traces::sweep_report_html(d);
+    report_->commit();
+  }
+
   void summary(int processes) const {
     std::string counts;
     for (const auto& [status, n] : by_status_)
@@ -289,7 +341,9 @@ class Recorder {
   const traces::SweepSpec& spec_;
   Table table_;
   bool tty_;
+  std::optional<OutputFile> report_;
   std::optional<Appender> csv_, jsonl_;
+  std::map<std::int64_t, std::vector<std::string>> rows_;  // for the report
   std::vector<std::int64_t> todo_;
   std::mutex mu_;
   std::int64_t finished_ = 0;
@@ -391,6 +445,7 @@ void run_sweep(const Options& opt, const Cluster& cluster) {
       local.join();
     }
     recorder->summary(cluster.size());
+    recorder->write_report();
     return;
   }
   // Another rank: the workers queue their outcomes, this thread sends them (MPI funneled).
@@ -431,6 +486,8 @@ void add_sweep_command(CLI::App& app) {
                   "CSV file the rows are appended to; a rerun skips the points it holds "
                   "(default: stdout)");
   cmd->add_option("--jsonl", opt->jsonl, "also append each row as a JSON line to this file");
+  cmd->add_option("--report", opt->report,
+                  "write an HTML report: a plot per result against each axis, every row");
   cmd->add_option("-j,--jobs", opt->jobs, "points run at once (default: every core)")
       ->check(CLI::PositiveNumber);
   add_limit_options(cmd, *opt);

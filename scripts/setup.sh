@@ -7,6 +7,7 @@ packages=(
   make cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy python3
   libboost-graph-dev libyaml-cpp-dev libeigen3-dev catch2 libfmt-dev libcli11-dev libbenchmark-dev
   python3-dev python3-pybind11 python3-pytest libopenmpi-dev openmpi-bin
+  chromium
 )
 
 missing=()

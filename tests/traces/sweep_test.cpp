@@ -2,9 +2,12 @@
 // each zip group as one axis) and the checks made when it is loaded.
 #include "traces/sweep.hpp"
 
+#include "traces/html_report.hpp"
+
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 using namespace mgsim;
@@ -99,4 +102,30 @@ TEST_CASE("a sweep's names and values are checked when it is loaded") {
   CHECK_THAT(error_of(machine + "grid: {SIZE: " + range + ", a.b: " + range + ", c.d: " + range +
                       ", e.f: " + range + ", g.h: " + range + "}"),
              Catch::Contains("more than"));
+}
+
+TEST_CASE("a sweep's report: a plot per result and axis, lines capped, text escaped") {
+  SweepReportData d;
+  d.title = "<s>.yaml";
+  d.columns = {"point", "A", "B", "time_us"};
+  d.axes = {"A", "B"};
+  d.results = {"time_us"};
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 20; ++b)
+      d.rows.push_back({std::to_string(a * 20 + b), std::to_string(a), fmt::format("<{}>", b),
+                        a == 0 && b == 0 ? "" : std::to_string(1 + a + b)});
+  const std::string html = sweep_report_html(d);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("<svg class=\"plot\"") == 2);  // time_us by A, by B
+  // By A: one line per value of B, at most kMaxSeries, the legend naming how many are left out.
+  CHECK(count("<polyline") == kMaxSeries + 2);  // by B: one line per value of A
+  CHECK(count("and 8 more settings") == 1);
+  CHECK(count("<s>") == 0);
+  CHECK(count("&lt;s&gt;.yaml") == 2);
+  CHECK(count("<tr>") == 41);
+  CHECK(html_escape("a&\"'<>") == "a&amp;&quot;&#39;&lt;&gt;");
 }

@@ -1,0 +1,32 @@
+#!/bin/sh
+# report.sh MGSIM CHROMIUM: `mgsim sweep --report` writes one self-contained HTML page (nothing
+# fetched, no script) that headless Chromium loads without console errors, with a plot per result
+# column against each axis of two or more values and a row per point; a screenshot is taken.
+set -u
+mgsim=$1
+chromium=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$mgsim" sweep examples/sweeps/all_reduce_what_if.sweep.yaml -o "$dir/r.csv" \
+  --report "$dir/r.html" 2> /dev/null || fail "sweep rc $?"
+grep -qE '(src|href)=' "$dir/r.html" && fail "the page refers to another file"
+grep -q '<script' "$dir/r.html" && fail "the page has a script"
+# Chromium as a sandboxed user would run it cannot run as root in a container: --no-sandbox.
+flags="--headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0"
+# shellcheck disable=SC2086
+timeout 60 "$chromium" $flags --dump-dom "file://$dir/r.html" > "$dir/dom.html" 2> "$dir/log" ||
+  fail "chromium --dump-dom: rc $? $(tail -5 "$dir/log")"
+grep -q "CONSOLE" "$dir/log" && fail "console messages: $(grep CONSOLE "$dir/log")"
+# 3 results (time, bound, fraction) x 3 axes (nodes, SIZE, protocol efficiency), each of 2+ values.
+[ "$(grep -o '<svg class="plot"' "$dir/dom.html" | wc -l)" -eq 9 ] || fail "plots"
+[ "$(grep -o '<polyline class="series"' "$dir/dom.html" | wc -l)" -gt 9 ] || fail "no lines"
+# The table: a header and 18 points.
+[ "$(grep -o '<tr>' "$dir/dom.html" | wc -l)" -eq 19 ] || fail "table rows"
+# shellcheck disable=SC2086
+timeout 60 "$chromium" $flags --window-size=1300,1800 --screenshot="$dir/r.png" \
+  "file://$dir/r.html" > /dev/null 2>&1 || fail "screenshot rc $?"
+[ "$(head -c 8 "$dir/r.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] ||
+  fail "the screenshot is not a PNG"
+[ "$(wc -c < "$dir/r.png")" -gt 20000 ] || fail "the screenshot is nearly empty"
+exit 0
