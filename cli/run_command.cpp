@@ -22,6 +22,7 @@
 #include "cli/output_file.hpp"
 #include "sim/config.hpp"
 #include "sim/trace.hpp"
+#include "traces/html_report.hpp"
 #include "traces/report.hpp"
 #include "traces/schedule.hpp"
 #include "traces/simulation.hpp"
@@ -32,6 +33,7 @@ namespace {
 struct RunOptions : ScheduleInputs {
   std::string sweep;
   std::string trace;
+  std::string report;
   bool json = false;
   std::size_t top = 10;
 };
@@ -89,28 +91,41 @@ void run_schedule(const RunOptions& o) {
   if (!o.sweep.empty()) sweep = parse_sweep(o.sweep);
 
   std::unique_ptr<sim::ChromeTraceWriter> writer;
+  std::unique_ptr<traces::RunTraceRecorder> recorder;
   // Opened before the simulation: a path that cannot be written fails at once.
-  std::optional<OutputFile> trace_file;
+  std::optional<OutputFile> trace_file, report_file;
   if (!o.trace.empty()) {
     trace_file.emplace(o.trace, "trace", OutputFile::Older::remove);
     writer = std::make_unique<sim::ChromeTraceWriter>();
   }
+  if (!o.report.empty()) {
+    report_file.emplace(o.report, "report", OutputFile::Older::remove);
+    recorder = std::make_unique<traces::RunTraceRecorder>();
+  }
+  std::optional<sim::TraceTee> both;
+  if (writer && recorder) both.emplace(*writer, *recorder);
+  sim::TraceSink* sink = both     ? static_cast<sim::TraceSink*>(&*both)
+                         : writer ? static_cast<sim::TraceSink*>(writer.get())
+                                  : recorder.get();
   const std::vector<traces::Run> runs =
-      traces::run_points(schedule, defines, sweep, machine, writer.get(), limits_of(o));
+      traces::run_points(schedule, defines, sweep, machine, sink, limits_of(o));
   if (runs.back().result.deadlocked()) {
     std::cout.flush();
     throw CheckFailed(traces::deadlock_report(o.schedule, runs.back().result.run));
   }
   // The results first: a trace that cannot be written loses no result.
   const traces::ReportHeader header{o.schedule, &machine};
-  if (o.json) {
-    std::cout << traces::runs_json(header, runs);
-  } else {
-    const bool table =
-        schedule.collective_count == 1 && !runs.front().result.run.collectives.empty();
-    std::cout << traces::runs_text(header, runs, o.top, table);
-  }
+  const bool table = schedule.collective_count == 1 && !runs.front().result.run.collectives.empty();
+  const std::string text = traces::runs_text(header, runs, o.top, table);
+  std::cout << (o.json ? traces::runs_json(header, runs) : text);
   std::cout.flush();
+  if (report_file) {
+    // Of the last run (a sweep's last point), as the trace; its text is the one run's.
+    const std::string last = traces::runs_text(header, {runs.back()}, o.top, table);
+    report_file->stream() << traces::run_report_html(o.schedule, runs.back().result, *recorder,
+                                                     last);
+    report_file->commit();
+  }
   if (trace_file) {
     writer->write(trace_file->stream());
     trace_file->commit();
@@ -173,6 +188,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--sweep", opts->sweep, "sweep one param: --sweep SIZE=64KiB:1GiB:x2");
   cmd->add_flag("--json", opts->json, "print a machine-readable JSON summary");
   cmd->add_option("--trace", opts->trace, "write a Perfetto/Chrome trace JSON to this file");
+  cmd->add_option("--report", opts->report,
+                  "write an HTML report: timeline, utilisation over time, roofline, the text");
   cmd->add_option("--top", opts->top, "unit groups shown in the utilisation table (default 10)");
   cmd->callback([opts] { run_schedule(*opts); });
 }

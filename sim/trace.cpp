@@ -223,4 +223,22 @@ void ChromeTraceWriter::write(std::ostream& out) const {
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
+TrackId TraceTee::track(std::string_view process, std::string_view thread) {
+  const std::pair ids{a_.track(process, thread).value, b_.track(process, thread).value};
+  const auto [it, added] = index_.try_emplace(ids, static_cast<std::uint32_t>(tracks_.size()));
+  if (added) tracks_.emplace_back(TrackId{ids.first}, TrackId{ids.second});
+  return TrackId{it->second};
+}
+
+void TraceTee::slice(TrackId track, std::string_view name, Time begin, Time end,
+                     std::span<const TraceArg> args) {
+  a_.slice(tracks_[track.value].first, name, begin, end, args);
+  b_.slice(tracks_[track.value].second, name, begin, end, args);
+}
+
+void TraceTee::counter(TrackId track, std::string_view name, Time at, double value) {
+  a_.counter(tracks_[track.value].first, name, at, value);
+  b_.counter(tracks_[track.value].second, name, at, value);
+}
+
 }  // namespace mgsim::sim

@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "sim/units.hpp"
 
@@ -63,6 +66,24 @@ class ChromeTraceWriter final : public TraceSink {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+// Passes every call to two sinks (a trace file and a report), each with its own track ids.
+class TraceTee final : public TraceSink {
+ public:
+  // Both must outlive the tee.
+  TraceTee(TraceSink& a, TraceSink& b) : a_(a), b_(b) {}
+  TrackId track(std::string_view process, std::string_view thread) override;
+  using TraceSink::slice;
+  void slice(TrackId track, std::string_view name, Time begin, Time end,
+             std::span<const TraceArg> args) override;
+  void counter(TrackId track, std::string_view name, Time at, double value) override;
+
+ private:
+  TraceSink& a_;
+  TraceSink& b_;
+  std::vector<std::pair<TrackId, TrackId>> tracks_;  // this tee's id -> theirs
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> index_;
 };
 
 }  // namespace mgsim::sim

@@ -5,10 +5,29 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
 namespace mgsim::traces {
+
+sim::TrackId RunTraceRecorder::track(std::string_view process, std::string_view thread) {
+  const auto [it, added] = ids_.try_emplace({std::string(process), std::string(thread)},
+                                            static_cast<std::uint32_t>(tracks_.size()));
+  if (added) tracks_.push_back({std::string(process), std::string(thread), {}, {}});
+  return sim::TrackId{it->second};
+}
+
+void RunTraceRecorder::slice(sim::TrackId track, std::string_view /*name*/, sim::Time begin,
+                             sim::Time end, std::span<const sim::TraceArg> /*args*/) {
+  tracks_[track.value].busy.emplace_back(begin, end);
+}
+
+void RunTraceRecorder::counter(sim::TrackId track, std::string_view name, sim::Time at,
+                               double value) {
+  tracks_[track.value].counters[std::string(name)].emplace_back(at, value);
+}
 
 namespace {
 
@@ -17,7 +36,7 @@ body { font-family: sans-serif; margin: 2em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
 .plots { display: flex; flex-wrap: wrap; gap: 1.5em; }
 svg.plot { background: #fff; border: 1px solid #ccc; }
-svg.plot text { font-size: 11px; fill: #333; }
+svg text { font-size: 11px; fill: #333; }
 svg.plot .grid { stroke: #eee; } svg.plot .axis { stroke: #555; }
 table.rows { border-collapse: collapse; font-size: 12px; margin-top: 1em; }
 table.rows td, table.rows th { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
@@ -173,6 +192,196 @@ std::string sweep_report_html(const SweepReportData& d) {
     html += "</tr>\n";
   }
   return html + "</table>\n</body></html>\n";
+}
+
+namespace {
+
+// "sm042 gemm.math" -> "gemm.math", "sm7.tensor" -> "sm*.tensor": an SM's tracks gathered per GPU.
+std::string sm_group(const std::string& thread, bool& per_sm) {
+  static const std::regex role(R"(^sm[0-9]+ (.*)$)"), unit(R"(^sm[0-9]+\.(.*)$)");
+  std::smatch m;
+  per_sm = true;
+  if (std::regex_match(thread, m, role)) return m[1].str();
+  if (std::regex_match(thread, m, unit)) return "sm*." + m[1].str();
+  per_sm = false;
+  return thread;
+}
+
+std::string timeline(const RunTraceRecorder& trace, sim::Time end) {
+  struct Row {
+    std::string label;
+    std::set<std::string> members;
+    std::vector<char> busy = std::vector<char>(kTimelineColumns, 0);
+  };
+  std::vector<Row> rows;
+  std::map<std::string, std::size_t> index;
+  const double span =
+      static_cast<double>(std::max<std::int64_t>(1, end.since_start().picoseconds()));
+  for (const auto& t : trace.tracks()) {
+    if (t.busy.empty()) continue;
+    bool per_sm = false;
+    const std::string key = t.process + " " + sm_group(t.thread, per_sm);
+    const auto [it, added] = index.try_emplace(key, rows.size());
+    if (added) rows.emplace_back().label = key;
+    Row& row = rows[it->second];
+    row.members.insert(t.thread);
+    for (const auto& [b, e] : t.busy) {
+      const auto col = [&](sim::Time x) {
+        return std::clamp<int>(static_cast<int>(static_cast<double>(x.since_start().picoseconds()) /
+                                                span * kTimelineColumns),
+                               0, kTimelineColumns - 1);
+      };
+      for (int c = col(b); c <= col(e); ++c) row.busy[static_cast<std::size_t>(c)] = 1;
+    }
+  }
+  constexpr double L = 280, RowH = 14, W = L + kTimelineColumns + 10;
+  const double H = 30 + RowH * static_cast<double>(rows.size());
+  std::string svg = fmt::format(
+      R"(<svg class="timeline" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">)"
+      R"(<text x="{}" y="14">0</text><text x="{}" y="14" text-anchor="end">{:.3f} us</text>)",
+      W, H, L, L + kTimelineColumns, end.since_start().microseconds());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const double y = 22 + RowH * static_cast<double>(r);
+    const Row& row = rows[r];
+    const std::string label = row.members.size() > 1
+                                  ? fmt::format("{} ({} tracks)", row.label, row.members.size())
+                                  : row.label;
+    svg += fmt::format(R"(<text x="{}" y="{:.0f}" text-anchor="end">{}</text>)", L - 6,
+                       y + RowH - 4, html_escape(label));
+    for (int c = 0; c < kTimelineColumns;) {
+      if (!row.busy[static_cast<std::size_t>(c)]) {
+        ++c;
+        continue;
+      }
+      int e = c;
+      while (e < kTimelineColumns && row.busy[static_cast<std::size_t>(e)]) ++e;
+      svg +=
+          fmt::format(R"(<rect class="busy" x="{}" y="{:.0f}" width="{}" height="{}" fill="{}"/>)",
+                      L + c, y + 2, e - c, RowH - 3, kPalette[r % std::size(kPalette)]);
+      c = e;
+    }
+  }
+  return svg + "</svg>";
+}
+
+std::string heatmap(const RunTraceRecorder& trace, sim::Time end) {
+  struct Row {
+    std::string label;
+    int members = 0;
+    std::vector<double> bins = std::vector<double>(kHeatmapColumns, 0.0);
+    double total = 0;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, std::size_t> index;
+  const double span =
+      static_cast<double>(std::max<std::int64_t>(1, end.since_start().picoseconds()));
+  const double bin = span / kHeatmapColumns;
+  for (const auto& t : trace.tracks()) {
+    for (const auto& [name, steps] : t.counters) {
+      bool per_sm = false;
+      const std::string key = t.process + " " + sm_group(t.thread, per_sm) + " " + name;
+      const auto [it, added] = index.try_emplace(key, rows.size());
+      if (added) rows.emplace_back().label = key;
+      Row& row = rows[it->second];
+      ++row.members;
+      // A step function: steps[i].second from steps[i].first to the next step (or the end).
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        const double a = static_cast<double>(steps[i].first.since_start().picoseconds());
+        const double b = i + 1 < steps.size()
+                             ? static_cast<double>(steps[i + 1].first.since_start().picoseconds())
+                             : span;
+        const double v = steps[i].second;
+        if (v == 0 || b <= a) continue;
+        for (int k = std::max(0, static_cast<int>(a / bin)); k < kHeatmapColumns && k * bin < b;
+             ++k) {
+          const double lo = std::max(a, k * bin), hi = std::min(b, (k + 1) * bin);
+          if (hi > lo) row.bins[static_cast<std::size_t>(k)] += v * (hi - lo);
+        }
+        row.total += v * (b - a);
+      }
+    }
+  }
+  std::erase_if(rows, [](const Row& r) { return r.total <= 0; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.total > b.total; });
+  const std::size_t shown = std::min<std::size_t>(rows.size(), kHeatmapRows);
+  constexpr double L = 300, RowH = 12, CellW = 4;
+  const double W = L + CellW * kHeatmapColumns + 10, H = 30 + RowH * static_cast<double>(shown);
+  std::string svg = fmt::format(
+      R"(<svg class="heatmap" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">)"
+      R"(<text x="{}" y="14">0</text><text x="{}" y="14" text-anchor="end">{:.3f} us</text>)",
+      W, H, L, L + CellW * kHeatmapColumns, end.since_start().microseconds());
+  for (std::size_t r = 0; r < shown; ++r) {
+    const Row& row = rows[r];
+    const double peak = *std::ranges::max_element(row.bins);
+    const double y = 20 + RowH * static_cast<double>(r);
+    svg += fmt::format(
+        R"(<text x="{}" y="{:.0f}" text-anchor="end">{}</text>)", L - 6, y + RowH - 2,
+        html_escape(row.members > 1 ? fmt::format("{} (mean of {})", row.label, row.members)
+                                    : row.label));
+    for (int k = 0; k < kHeatmapColumns; ++k) {
+      const double f = peak > 0 ? row.bins[static_cast<std::size_t>(k)] / peak : 0;
+      if (f <= 0) continue;
+      svg += fmt::format(R"(<rect class="cell" x="{}" y="{:.0f}" width="{}" height="{}" )"
+                         R"x(fill="rgb(200,40,40)" fill-opacity="{:.2f}"/>)x",
+                         L + CellW * k, y, CellW, RowH - 1, f);
+    }
+  }
+  if (rows.size() > shown)
+    svg += fmt::format(R"(<text x="{}" y="{:.0f}">and {} rows less busy</text>)", L, H - 2,
+                       rows.size() - shown);
+  return svg + "</svg>";
+}
+
+std::string roofline_bars(const Result& run) {
+  const Roofline& r = run.roofline;
+  const std::size_t shown = std::min<std::size_t>(r.terms.size(), 12);
+  const double scale = static_cast<double>(
+      std::max({r.elapsed.picoseconds(), r.bound.picoseconds(), std::int64_t{1}}));
+  constexpr double L = 300, BarW = 600, RowH = 18;
+  const double H = 40 + RowH * static_cast<double>(shown);
+  std::string svg = fmt::format(
+      R"(<svg class="roofline" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">)",
+      L + BarW + 200, H);
+  const double run_x = L + BarW * static_cast<double>(r.elapsed.picoseconds()) / scale;
+  for (std::size_t i = 0; i < shown; ++i) {
+    const UnitTerm& t = r.terms[i];
+    const double y = 10 + RowH * static_cast<double>(i);
+    const double w = BarW * static_cast<double>(t.time.picoseconds()) / scale;
+    svg += fmt::format(
+        R"(<text x="{}" y="{:.0f}" text-anchor="end">{}</text>)"
+        R"(<rect class="term" x="{}" y="{:.0f}" width="{:.1f}" height="{}" fill="{}"/>)"
+        R"(<text x="{:.1f}" y="{:.0f}">{:.3f} us, {:.1f} % busy</text>)",
+        L - 6, y + 12, html_escape(t.group), L, y + 2, w, RowH - 4, i == 0 ? "#e15759" : "#4e79a7",
+        L + w + 6, y + 12, t.time.microseconds(), 100 * t.utilisation);
+  }
+  svg += fmt::format(
+      R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="4" y2="{1:.0f}" stroke="#222" )"
+      R"(stroke-dasharray="4 3"/><text x="{0:.1f}" y="{2:.0f}">the run: {3:.3f} us</text>)",
+      run_x, H - 20, H - 6, r.elapsed.microseconds());
+  return svg + "</svg>";
+}
+
+}  // namespace
+
+std::string run_report_html(const std::string& title, const Result& run,
+                            const RunTraceRecorder& trace, const std::string& text) {
+  const Roofline& r = run.roofline;
+  const UnitTerm* b = r.bottleneck();
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mgsim run: "
+      "{0}</title><style>{1}</style></head><body>\n<h1>mgsim run: {0}</h1>\n<p class=\"summary\">"
+      "{2:.3f} us; the roofline's bound {3:.3f} us ({4}), {5:.1f} % of it achieved.</p>\n"
+      "<h2>Timeline</h2>\n<p>Busy where any slice of the row's tracks runs (an SM role: any of its "
+      "SMs).</p>\n{6}\n<h2>Utilisation over time</h2>\n<p>Each row's rate against its own peak "
+      "(darker: busier).</p>\n{7}\n<h2>Roofline</h2>\n<p>The time each unit group needs at full "
+      "rate for what it carried, against the run's time.</p>\n{8}\n<h2>What mgsim run "
+      "printed</h2>\n<pre>{9}</pre>\n<h2>Critical path</h2>\n<p>Not yet in the report.</p>\n"
+      "</body></html>\n",
+      html_escape(title), kStyle, run.run.end.since_start().microseconds(), r.bound.microseconds(),
+      html_escape(b ? b->group : "nothing carried"), 100 * r.fraction(),
+      timeline(trace, run.run.end), heatmap(trace, run.run.end), roofline_bars(run),
+      html_escape(text));
 }
 
 }  // namespace mgsim::traces

@@ -1,7 +1,9 @@
 #!/bin/sh
-# report.sh MGSIM CHROMIUM: `mgsim sweep --report` writes one self-contained HTML page (nothing
-# fetched, no script) that headless Chromium loads without console errors, with a plot per result
-# column against each axis of two or more values and a row per point; a screenshot is taken.
+# report.sh MGSIM CHROMIUM: `mgsim sweep --report` and `mgsim run --report` write one
+# self-contained HTML page each (nothing fetched, no script) that headless Chromium loads without
+# console messages, with their plots (a sweep: a plot per result column against each axis of two
+# or more values and a row per point; a run: timeline, heatmap, roofline, its text); a screenshot
+# is taken of each.
 set -u
 mgsim=$1
 chromium=$2
@@ -29,4 +31,26 @@ timeout 60 "$chromium" $flags --window-size=1300,1800 --screenshot="$dir/r.png" 
 [ "$(head -c 8 "$dir/r.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] ||
   fail "the screenshot is not a PNG"
 [ "$(wc -c < "$dir/r.png")" -gt 20000 ] || fail "the screenshot is nearly empty"
+
+# A run's report: timeline, heatmap, roofline bars and the printed text, with --trace beside it
+# (the trace file is the one --trace alone writes).
+"$mgsim" run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 --report "$dir/run.html" \
+  --trace "$dir/t1.json" > "$dir/out.txt" || fail "run rc $?"
+"$mgsim" run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 --trace "$dir/t2.json" \
+  > /dev/null || fail "run rc $?"
+cmp -s "$dir/t1.json" "$dir/t2.json" || fail "--report changed the trace"
+grep -qE '(src|href)=' "$dir/run.html" && fail "the run page refers to another file"
+# shellcheck disable=SC2086
+timeout 60 "$chromium" $flags --dump-dom "file://$dir/run.html" > "$dir/dom.html" 2> "$dir/log" ||
+  fail "chromium --dump-dom (run): rc $?"
+grep -q "CONSOLE" "$dir/log" && fail "console messages: $(grep CONSOLE "$dir/log")"
+for what in '<svg class="timeline"' '<svg class="heatmap"' '<svg class="roofline"' \
+  '<rect class="busy"' '<rect class="cell"' '<rect class="term"'; do
+  grep -q "$what" "$dir/dom.html" || fail "no $what in the run's report"
+done
+grep -q "total: 310.047600 us" "$dir/dom.html" || fail "the run's text is not in its report"
+# shellcheck disable=SC2086
+timeout 60 "$chromium" $flags --window-size=1400,2400 --screenshot="$dir/run.png" \
+  "file://$dir/run.html" > /dev/null 2>&1 || fail "screenshot (run) rc $?"
+[ "$(wc -c < "$dir/run.png")" -gt 20000 ] || fail "the run's screenshot is nearly empty"
 exit 0

@@ -121,3 +121,26 @@ TEST_CASE("chrome trace: a slice's args are an object after its duration, in the
   CHECK(contains(out.str(),
                  R"("name":"mma","ph":"X","pid":1,"tid":1,"ts":1.000000,"dur":1.000000})"));
 }
+
+TEST_CASE("a tee gives both sinks every call, each with its own track ids") {
+  ChromeTraceWriter direct, a, b;
+  // `b` already has a track, so its ids differ from the tee's and from `a`'s.
+  (void)b.track("other", "thread");
+  TraceTee tee(a, b);
+  for (TraceSink* sink : {static_cast<TraceSink*>(&direct), static_cast<TraceSink*>(&tee)}) {
+    const TrackId s0 = sink->track("gpu0", "stream0");
+    const TrackId s1 = sink->track("gpu1", "stream0");
+    CHECK(sink->track("gpu0", "stream0").value == s0.value);
+    sink->slice(s0, "copy", Time::from_ps(10), Time::from_ps(20));
+    sink->slice(s1, "gemm", Time::from_ps(5), Time::from_ps(30));
+    sink->counter(s1, "GB/s", Time::from_ps(7), 12.5);
+  }
+  std::ostringstream want, got_a, got_b;
+  direct.write(want);
+  a.write(got_a);
+  b.write(got_b);
+  CHECK(got_a.str() == want.str());
+  CHECK(contains(got_b.str(), "\"name\":\"copy\""));
+  CHECK(contains(got_b.str(), "\"name\":\"gemm\""));
+  CHECK(contains(got_b.str(), "\"other\""));
+}
