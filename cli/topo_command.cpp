@@ -9,8 +9,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <boost/range/iterator_range.hpp>
 
 #include "cli/commands.hpp"
+#include "models/hardware_loader.hpp"
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
@@ -23,6 +25,7 @@ namespace {
 
 struct TopoOptions {
   std::string topology;
+  std::string hw;
   std::vector<std::string> defines;
   bool dot = false;
 };
@@ -48,7 +51,7 @@ std::map<std::string, std::int64_t> parse_topology_defines(const std::vector<std
 
 namespace {
 
-void print_summary(const topologies::Topology& topo) {
+void print_summary(const topologies::Topology& topo, const models::HardwareSpec& hw) {
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(topo, net);
@@ -74,6 +77,17 @@ void print_summary(const topologies::Topology& topo) {
     lo = std::min(lo, fabric.injection_bandwidth(g));
     hi = std::max(hi, fabric.injection_bandwidth(g));
   }
+  // Where the GPUs' NVLink rate came from: the hardware file, unless the topology gives its own.
+  bool from_gpu = false;
+  for (const auto& e : boost::make_iterator_range(boost::edges(topo.graph)))
+    from_gpu |= topo.graph[e].gpu_rate;
+  if (from_gpu)
+    std::cout << fmt::format(
+        "GPU NVLink: {} links x {} per direction (hardware {}: nvlink.links, "
+        "nvlink.link_bandwidth, {})\n",
+        hw.nvlink.links, sim::to_string(hw.nvlink.link_bandwidth), hw.name,
+        hw.sources.contains("nvlink.link_bandwidth") ? hw.sources.at("nvlink.link_bandwidth")
+                                                     : "no source given");
   std::cout << fmt::format("injection bandwidth per GPU: {} per direction\n",
                            lo == hi
                                ? sim::to_string(lo)
@@ -102,15 +116,23 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("topology", opts->topology, "preset name (e.g. hgx-h200-8) or path to a .yaml")
       ->required();
   cmd->add_option("-D,--define", opts->defines, "override a topology param: -D nodes=4");
+  cmd->add_option("--hw", opts->hw,
+                  "hardware preset or .yaml whose NVLink rate the GPUs' links take (default: the "
+                  "topology's GPU)");
   cmd->add_flag("--dot", opts->dot, "print the graph in Graphviz DOT instead of the summary");
   cmd->footer(fmt::format("presets: {}", fmt::join(topologies::preset_names(), ", ")));
   cmd->callback([opts] {
-    const auto topo =
+    auto topo =
         topologies::load_topology(opts->topology, parse_topology_defines(opts->defines, "-D"));
+    // Its GPUs' NVLink links run at the GPU's rate, which the hardware file gives.
+    const models::HardwareSpec hw =
+        models::load_hardware(opts->hw.empty() ? topo.gpu_model : opts->hw);
+    if (hw.nvlink.links > 0)
+      topologies::resolve_gpu_links(topo, hw.nvlink.link_bandwidth, hw.nvlink.links, hw.name);
     if (opts->dot) {
       topologies::write_dot(std::cout, topo);
     } else {
-      print_summary(topo);
+      print_summary(topo, hw);
     }
   });
 }

@@ -9,6 +9,8 @@
 namespace mgsim::topologies {
 
 Fabric::Fabric(const Topology& topo, sim::FluidNetwork& net) : routing_(topo) {
+  MGSIM_CHECK(links_resolved(topo), "topology {}: a GPU's NVLink rate was never resolved",
+              topo.name);
   for (const RoutingGraph::Arc& a : routing_.arcs()) {
     const std::string from = routing_.name(a.from), to = routing_.name(a.to);
     const sim::ResourceId id = net.add_resource(fmt::format("{}->{}", from, to), a.bandwidth);

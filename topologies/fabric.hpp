@@ -38,6 +38,7 @@ class Fabric {
   };
 
   // Adds the fabric's resources to `net`. `topo` may be destroyed afterwards.
+  // REQUIRES: links_resolved(topo) (a Machine resolves its GPUs' NVLink rates).
   Fabric(const Topology& topo, sim::FluidNetwork& net);
 
   int gpu_count() const { return routing_.gpu_count(); }

@@ -7,7 +7,9 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <boost/range/iterator_range.hpp>
 
+#include "sim/check.hpp"
 #include "topologies/expression.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/topology.hpp"
@@ -227,10 +229,15 @@ class Loader {
     if (per_lane && total)
       total->fail(
           "give either bandwidth (per direction, all lanes) or bandwidth_per_lane, not both");
-    if (!per_lane && !total)
-      node.fail("link needs bandwidth (per direction, all lanes) or bandwidth_per_lane");
+    // Without a rate an NVLink link of a GPU runs at the GPU's (resolve_gpu_links).
+    const bool gpu_rate = !per_lane && !total;
+    if (gpu_rate && kind != LinkKind::nvlink)
+      node.fail(
+          "link needs bandwidth (per direction, all lanes) or bandwidth_per_lane (only an "
+          "NVLink link of a GPU may leave it out: it then runs at the GPU's rate)");
     const sim::Bandwidth bw = per_lane ? per_lane->as_positive_bandwidth("bandwidth_per_lane")
-                                       : total->as_positive_bandwidth("bandwidth");
+                              : total  ? total->as_positive_bandwidth("bandwidth")
+                                       : sim::Bandwidth();
     const sim::Duration latency = latency_node.as_duration();
     if (latency < sim::Duration::zero()) latency_node.fail("latency must not be negative");
     const std::string from_pattern = from.as_string();
@@ -245,10 +252,19 @@ class Loader {
         if (lanes <= 0 || lanes > 1'000'000)
           lanes_node->fail(fmt::format("lanes must be positive, got {}", lanes));
       }
+      if (gpu_rate && topo_.graph[a].kind != VertexKind::gpu &&
+          topo_.graph[b].kind != VertexKind::gpu)
+        node.fail(
+            fmt::format("link '{}' - '{}' needs bandwidth or bandwidth_per_lane (only an "
+                        "NVLink link of a GPU may leave it out)",
+                        topo_.graph[a].name, topo_.graph[b].name));
       LinkInfo l;
       l.kind = kind;
       l.lanes = static_cast<int>(lanes);
-      if (per_lane) {
+      l.gpu_rate = gpu_rate;
+      if (gpu_rate) {
+        l.bandwidth = sim::Bandwidth();
+      } else if (per_lane) {
         if (bw.bytes_per_second() > std::numeric_limits<std::int64_t>::max() / lanes)
           per_lane->fail("bandwidth_per_lane x lanes overflows");
         l.bandwidth = bw * lanes;
@@ -340,6 +356,38 @@ std::vector<std::string> preset_names() {
   std::vector<std::string> out;
   for (const auto& [name, _] : embedded_presets()) out.push_back(name);
   return out;
+}
+
+}  // namespace mgsim::topologies
+
+namespace mgsim::topologies {
+
+void resolve_gpu_links(Topology& topo, sim::Bandwidth per_link, int links,
+                       const std::string& hardware) {
+  MGSIM_CHECK(per_link > sim::Bandwidth(), "a GPU link rate of {}", sim::to_string(per_link));
+  Graph& g = topo.graph;
+  for (VertexId gpu : topo.gpus) {
+    int lanes = 0;
+    bool from_gpu = false;
+    for (const auto& e : boost::make_iterator_range(boost::out_edges(gpu, g))) {
+      LinkInfo& l = g[e];
+      if (l.kind != LinkKind::nvlink) continue;
+      lanes += l.lanes;
+      from_gpu |= l.gpu_rate;
+      if (l.gpu_rate) l.bandwidth = per_link * l.lanes;
+    }
+    if (from_gpu && lanes != links)
+      throw sim::ConfigError(g[gpu].where,
+                             fmt::format("{} has {} NVLink lanes here and hardware {} has {} links "
+                                         "(nvlink.links): the wiring and the GPU disagree",
+                                         g[gpu].name, lanes, hardware, links));
+  }
+}
+
+bool links_resolved(const Topology& topo) {
+  for (const auto& e : boost::make_iterator_range(boost::edges(topo.graph)))
+    if (topo.graph[e].bandwidth <= sim::Bandwidth()) return false;
+  return true;
 }
 
 }  // namespace mgsim::topologies

@@ -13,6 +13,11 @@
 //   - load_topology() guarantees: names unique, no self links, no duplicate links between the
 //     same two vertices, every size positive, at least one GPU, and every GPU reaches GPU 0
 //     through non-GPU vertices. Bad input throws sim::ConfigError naming file:line:column.
+//   - One source per rate: an NVLink link of a GPU may leave out its bandwidth; it then runs at
+//     the GPU's per-link rate, which the hardware file defines (nvlink.link_bandwidth), filled in
+//     by resolve_gpu_links() before anything routes over it. The presets leave it out, so a
+//     what-if of the GPU's NVLink changes its links and its ports at once; a rate given here is
+//     that wire's alone.
 // Ignores: link-level protocol efficiency and flow control (models/ owns those), failures.
 #pragma once
 
@@ -63,6 +68,9 @@ struct LinkInfo {
   sim::Bandwidth bandwidth;  // per direction, all lanes together
   sim::Duration latency;     // one way
   sim::SourceLocation where;
+  // An NVLink link of a GPU given no bandwidth: it runs at the GPU's own per-link rate (the
+  // hardware file's nvlink.link_bandwidth x lanes), set by resolve_gpu_links(); zero until then.
+  bool gpu_rate = false;
 };
 
 using Graph =
@@ -88,6 +96,16 @@ Topology load_topology(const std::string& preset_or_path,
 // Loads from YAML text; `file` names it in messages.
 Topology load_topology_text(const std::string& text, const std::string& file,
                             const std::map<std::string, std::int64_t>& overrides = {});
+
+// Sets every `gpu_rate` link's bandwidth to lanes x `per_link`. ConfigError when the NVLink lanes
+// of a GPU with such a link do not add up to the hardware's `links` (the wiring and the GPU
+// disagree); `hardware` names the hardware in messages. A link that gives its own rate keeps it:
+// a what-if of that wire alone (the GPU's NVLink port stays the hardware's). REQUIRES:
+// per_link > 0.
+void resolve_gpu_links(Topology& topo, sim::Bandwidth per_link, int links,
+                       const std::string& hardware);
+// Whether every link has a bandwidth (no `gpu_rate` link left unresolved).
+bool links_resolved(const Topology& topo);
 
 // Names of the built-in presets, sorted.
 std::vector<std::string> preset_names();

@@ -20,7 +20,17 @@
 namespace mgsim::traces {
 
 Machine::Machine(topologies::Topology topology, models::HardwareSpec hardware)
-    : topology_(std::move(topology)), hardware_(std::move(hardware)) {}
+    : topology_(std::move(topology)), hardware_(std::move(hardware)) {
+  // The GPU's NVLink links run at its rate: the hardware file is that rate's one source.
+  if (hardware_.nvlink.links > 0)
+    topologies::resolve_gpu_links(topology_, hardware_.nvlink.link_bandwidth,
+                                  hardware_.nvlink.links, hardware_.name);
+  if (!topologies::links_resolved(topology_))
+    throw sim::ConfigError({topology_.source, 0, 0},
+                           fmt::format("its GPUs' NVLink links take their rate from the GPU, and "
+                                       "hardware {} has no NVLink (nvlink.links = 0)",
+                                       hardware_.name));
+}
 
 Machine Machine::load(const std::string& topology,
                       const std::map<std::string, std::int64_t>& topology_params,

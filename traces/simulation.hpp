@@ -34,6 +34,8 @@ namespace mgsim::traces {
 
 class Machine {
  public:
+  // Resolves the topology's GPU NVLink links to the hardware's rate (topologies::
+  // resolve_gpu_links); ConfigError when the two disagree.
   Machine(topologies::Topology topology, models::HardwareSpec hardware);
 
   // `topology`: a preset name or a .yaml path, with its params (`-T nodes=4`); `hardware`: a

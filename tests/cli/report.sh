@@ -20,11 +20,11 @@ flags="--headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=
 timeout 60 "$chromium" $flags --dump-dom "file://$dir/r.html" > "$dir/dom.html" 2> "$dir/log" ||
   fail "chromium --dump-dom: rc $? $(tail -5 "$dir/log")"
 grep -q "CONSOLE" "$dir/log" && fail "console messages: $(grep CONSOLE "$dir/log")"
-# 3 results (time, bound, fraction) x 3 axes (nodes, SIZE, protocol efficiency), each of 2+ values.
+# 3 results (time, bound, fraction) x 3 axes (nodes, SIZE, NVLink rate), each of 2+ values.
 [ "$(grep -o '<svg class="plot"' "$dir/dom.html" | wc -l)" -eq 9 ] || fail "plots"
 [ "$(grep -o '<polyline class="series"' "$dir/dom.html" | wc -l)" -gt 9 ] || fail "no lines"
-# The table: a header and 18 points.
-[ "$(grep -o '<tr>' "$dir/dom.html" | wc -l)" -eq 19 ] || fail "table rows"
+# The table: a header and 27 points.
+[ "$(grep -o '<tr>' "$dir/dom.html" | wc -l)" -eq 28 ] || fail "table rows"
 # shellcheck disable=SC2086
 timeout 60 "$chromium" $flags --window-size=1300,1800 --screenshot="$dir/r.png" \
   "file://$dir/r.html" > /dev/null 2>&1 || fail "screenshot rc $?"

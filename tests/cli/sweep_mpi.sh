@@ -16,7 +16,7 @@ body() { tail -n +2 "$1" | sort -t, -k1,1n; }
 "$mgsim" sweep "$sweep" -o "$dir/one.csv" -j 1 2> /dev/null || fail "one process: rc $?"
 "$mpiexec" --oversubscribe -np 3 "$mgsim" sweep "$sweep" -o "$dir/three.csv" -j 1 2> "$dir/err" ||
   fail "3 processes: rc $? $(cat "$dir/err")"
-grep -q "18 run (18 ok), 0 already in the output, .* s, 3 processes" "$dir/err" ||
+grep -q "27 run (27 ok), 0 already in the output, .* s, 3 processes" "$dir/err" ||
   fail "summary: $(cat "$dir/err")"
 [ "$(body "$dir/one.csv")" = "$(body "$dir/three.csv")" ] || fail "3 processes wrote other rows"
 

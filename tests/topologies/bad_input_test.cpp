@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/range/iterator_range.hpp>
+
 #include "topologies/topology.hpp"
 
 using namespace mgsim;
@@ -96,8 +98,31 @@ TEST_CASE("bad or missing units") {
   CHECK_THAT(error_of(with_line(13, "    bandwidth: 25")), Contains("t.yaml:13:16:"));
   CHECK_THAT(error_of(with_line(14, "    latency: 1 parsec")), Contains("t.yaml:14:14:"));
   CHECK_THAT(error_of(with_line(13, "    bandwidth: 25GB")), Contains("t.yaml:13:16:"));
-  // Missing bandwidth altogether: reported at the link mapping (line 9, column 5).
-  CHECK_THAT(error_of(with_line(13, "")), Contains("t.yaml:9:5:") && Contains("needs bandwidth"));
+  // Missing bandwidth altogether: an NVLink link of a GPU takes the GPU's rate (its hardware's,
+  // resolve_gpu_links); any other link is reported at the link mapping (line 9, column 5).
+  CHECK(error_of(with_line(13, "")) == "no error");
+  std::string pcie = with_line(13, "");
+  pcie.replace(pcie.find("kind: nvlink"), 12, "kind: pcie");
+  CHECK_THAT(error_of(pcie), Contains("t.yaml:9:5:") && Contains("needs bandwidth"));
+}
+
+TEST_CASE("a GPU's NVLink links without a rate run at the GPU's, and add up to its links") {
+  topologies::Topology t = topologies::load_topology_text(with_line(13, ""), "t.yaml");
+  CHECK_FALSE(topologies::links_resolved(t));
+  topologies::Topology ok = t;
+  topologies::resolve_gpu_links(ok, sim::Bandwidth::GBps(26), 1, "h200");
+  CHECK(topologies::links_resolved(ok));
+  for (const auto& e : boost::make_iterator_range(boost::edges(ok.graph)))
+    CHECK(ok.graph[e].bandwidth == sim::Bandwidth::GBps(26));
+  // 18 links in the hardware, one lane per GPU in the wiring: named, at the GPU.
+  try {
+    topologies::resolve_gpu_links(t, sim::Bandwidth::GBps(26), 18, "h200");
+    FAIL("no error");
+  } catch (const sim::ConfigError& e) {
+    CHECK_THAT(std::string(e.what()),
+               Contains("t.yaml:3:5:") && Contains("gpu0 has 1 NVLink lanes here and hardware h200 "
+                                                   "has 18 links"));
+  }
 }
 
 TEST_CASE("zero or negative sizes") {

@@ -6,6 +6,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
+#include "tests/topologies/preset.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/fabric.hpp"
 #include "topologies/routing.hpp"
@@ -19,14 +20,14 @@ TEST_CASE("every preset loads and names a GPU model") {
                                           "hgx-h200-ib", "nvl576"});
   for (const auto& n : names) {
     INFO(n);
-    const auto topo = topologies::load_topology(n);
+    const auto topo = test::preset(n);
     CHECK(topo.name == n);
     CHECK(!topo.gpu_model.empty());
   }
 }
 
 TEST_CASE("hgx-h200-8 summary") {
-  const auto topo = topologies::load_topology("hgx-h200-8");
+  const auto topo = test::preset("hgx-h200-8");
   CHECK(topo.gpu_model == "h200");
   CHECK(topo.gpu_count() == 8);
   const topologies::RoutingGraph routing(topo);
@@ -45,14 +46,14 @@ TEST_CASE("dgx-b200-8 and gb200-nvl72: NVLink5, 900 GB/s per GPU and direction")
   // 18 links x 50 GB/s = 900 GB/s per direction (1.8 TB/s bidirectional, datasheet).
   for (const char* name : {"dgx-b200-8", "gb200-nvl72"}) {
     INFO(name);
-    const auto topo = topologies::load_topology(name);
+    const auto topo = test::preset(name);
     sim::Engine engine;
     sim::FluidNetwork net(engine);
     const topologies::Fabric fabric(topo, net);
     CHECK(fabric.injection_bandwidth(0) == sim::Bandwidth::GBps(900));
     CHECK(topologies::gpu_diameter(fabric.routing()).hops == 2);
   }
-  const topologies::RoutingGraph nvl72(topologies::load_topology("gb200-nvl72"));
+  const topologies::RoutingGraph nvl72(test::preset("gb200-nvl72"));
   // 36 senders x 900 GB/s through a non-blocking switch = 32.4 TB/s one way (half the 130 TB/s
   // NVIDIA quotes, which counts all 72 GPUs in both directions: 72 x 1.8 = 129.6 TB/s).
   CHECK(topologies::bisection_bandwidth(nvl72) == sim::Bandwidth::GBps(32'400));
@@ -61,22 +62,21 @@ TEST_CASE("dgx-b200-8 and gb200-nvl72: NVLink5, 900 GB/s per GPU and direction")
 TEST_CASE("hgx-h200-ib bisection is the NICs of one node") {
   // nodes = 2: GPUs 0-7 are node 0, 8-15 node 1. Node 0 sends only through its 8 NICs of
   // 400 Gb/s = 50 GB/s each: 400 GB/s (PCIe at 63 GB/s is not the bottleneck).
-  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(
-            topologies::load_topology("hgx-h200-ib"))) == sim::Bandwidth::GBps(400));
+  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(test::preset("hgx-h200-ib"))) ==
+        sim::Bandwidth::GBps(400));
   // nodes = 4: GPUs 0-15 (nodes 0, 1) send to nodes 2, 3. Rail i's leaf takes 2 x 50 GB/s from
   // nodes 0, 1 and hands it straight to the 2 NICs of rail i in nodes 2, 3 (no spine needed), so
   // the 16 sending NICs are the cut: 16 x 50 = 800 GB/s.
-  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(topologies::load_topology(
-            "hgx-h200-ib", {{"nodes", 4}}))) == sim::Bandwidth::GBps(800));
-  CHECK(topologies::gpu_diameter(topologies::RoutingGraph(topologies::load_topology("hgx-h200-ib")))
-            .hops == 8);
+  CHECK(topologies::bisection_bandwidth(topologies::RoutingGraph(
+            test::preset("hgx-h200-ib", {{"nodes", 4}}))) == sim::Bandwidth::GBps(800));
+  CHECK(topologies::gpu_diameter(topologies::RoutingGraph(test::preset("hgx-h200-ib"))).hops == 8);
 }
 
 TEST_CASE("nvl576 loads quickly and is non-blocking") {
   // Not a benchmark (see tests/bench): a generous bound that only catches a quadratic blow-up in
   // the loader or router (it takes about 0.1 s on the 2-core dev machine).
   const auto start = std::chrono::steady_clock::now();
-  const auto topo = topologies::load_topology("nvl576");
+  const auto topo = test::preset("nvl576");
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(topo, net);

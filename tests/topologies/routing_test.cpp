@@ -7,6 +7,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
+#include "tests/topologies/preset.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/fabric.hpp"
 #include "topologies/topology.hpp"
@@ -25,7 +26,7 @@ std::vector<std::string> names(const sim::FluidNetwork& net, const Fabric::Route
 }  // namespace
 
 TEST_CASE("hgx-h200-8: every GPU pair is two hops through the NVSwitch group") {
-  const auto topo = topologies::load_topology("hgx-h200-8");
+  const auto topo = test::preset("hgx-h200-8");
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const Fabric fabric(topo, net);
@@ -84,7 +85,7 @@ links:
 }
 
 TEST_CASE("hgx-h200-ib: same-rank GPUs of two nodes stay on their rail") {
-  const auto topo = topologies::load_topology("hgx-h200-ib", {{"nodes", 4}});
+  const auto topo = test::preset("hgx-h200-ib", {{"nodes", 4}});
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const Fabric fabric(topo, net);
@@ -120,7 +121,7 @@ TEST_CASE("hgx-h200-ib: same-rank GPUs of two nodes stay on their rail") {
 }
 
 TEST_CASE("hgx-h200-ib: cross-rail traffic crosses a spine, hints spread it over all spines") {
-  const auto topo = topologies::load_topology("hgx-h200-ib");  // nodes 2, spines 4
+  const auto topo = test::preset("hgx-h200-ib");  // nodes 2, spines 4
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const Fabric fabric(topo, net);
@@ -139,7 +140,7 @@ TEST_CASE("hgx-h200-ib: cross-rail traffic crosses a spine, hints spread it over
 }
 
 TEST_CASE("nvl576: a cross-rack route climbs to the spine tier") {
-  const auto topo = topologies::load_topology("nvl576");
+  const auto topo = test::preset("nvl576");
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const Fabric fabric(topo, net);

@@ -33,7 +33,8 @@ streams:
   const models::HardwareSpec hw = models::load_hardware("h200");
   sim::Engine engine;
   sim::FluidNetwork net(engine);
-  const topologies::Fabric fabric(topologies::load_topology("hgx-h200-8"), net);
+  const Machine machine(topologies::load_topology("hgx-h200-8"), hw);  // NVLink rates resolved
+  const topologies::Fabric fabric(machine.topology(), net);
   FabricInterconnect interconnect(fabric);
   const RunResult r = execute(s, param_values(s, {}), engine, net, interconnect, hw);
   REQUIRE(r.blocked.empty());

@@ -62,7 +62,8 @@ class Crossbar final : public Interconnect {
 }  // namespace
 
 TEST_CASE("register_fabric puts each GPU's NVLink directions in its own unit groups") {
-  const topologies::Topology topo = topologies::load_topology("hgx-h200-8");
+  const Machine machine = Machine::load("hgx-h200-8", {}, "h200");  // NVLink rates resolved
+  const topologies::Topology& topo = machine.topology();
   sim::Engine engine;
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(topo, net);

@@ -13,9 +13,17 @@ namespace {
 
 using namespace mgsim;
 
+// A preset with its GPUs' NVLink links at 25 GB/s (h200's, models/presets), as a Machine sets them.
+topologies::Topology load_preset(const std::string& name) {
+  topologies::Topology t = topologies::load_topology(name);
+  topologies::resolve_gpu_links(t, sim::Bandwidth::GBps(t.gpu_model == "b200" ? 50 : 25), 18,
+                                t.gpu_model);
+  return t;
+}
+
 void load_and_wire(benchmark::State& state, const std::string& preset) {
   for (auto _ : state) {
-    const auto topo = topologies::load_topology(preset);
+    const auto topo = load_preset(preset);
     sim::Engine engine;
     sim::FluidNetwork net(engine);
     const topologies::Fabric fabric(topo, net);
@@ -25,7 +33,7 @@ void load_and_wire(benchmark::State& state, const std::string& preset) {
 
 // Every ordered pair once (first use: cost tables and routes built), then again (cache hits).
 void all_pairs(benchmark::State& state, const std::string& preset) {
-  const auto topo = topologies::load_topology(preset);
+  const auto topo = load_preset(preset);
   std::int64_t routes = 0;
   for (auto _ : state) {
     sim::Engine engine;
