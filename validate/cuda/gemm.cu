@@ -60,16 +60,9 @@ int main(int argc, char** argv) {
               ",tflops_median,tflops_best,reps,sm_clock_mhz_end,power_w_end,ok");
   Nvml nvml;
 
-  size_t max_a = 0, max_b = 0, max_c = 0;
   auto list = shapes();
-  for (auto [m, n, k] : list) {
-    max_a = std::max(max_a, size_t(m) * k);
-    max_b = std::max(max_b, size_t(n) * k);
-    max_c = std::max(max_c, size_t(m) * n);
-  }
-  bf16* A = static_cast<bf16*>(device_alloc(kDev, max_a * sizeof(bf16)));
-  bf16* B = static_cast<bf16*>(device_alloc(kDev, max_b * sizeof(bf16)));
-  bf16* C = static_cast<bf16*>(device_alloc(kDev, max_c * sizeof(bf16)));
+  const GemmBuffers g = alloc_gemm_buffers(kDev, list);
+  bf16 *A = g.a, *B = g.b, *C = g.c;
 
   for (auto [m_, n_, k_] : list) {
     const int m = m_, n = n_, k = k_;  // lambdas cannot capture structured bindings in C++17
@@ -92,9 +85,7 @@ int main(int argc, char** argv) {
     csv.row("%d,%d,%d,bf16,%.0f,%s,%.1f,%.1f,%d,%ld,%ld,%d", m, n, k, flop, stat_vals(st).c_str(),
             flop / st.median * 1e-6, flop / st.min * 1e-6, st.n, clock, power, ok);
   }
-  CUDA_CHECK(cudaFree(A));
-  CUDA_CHECK(cudaFree(B));
-  CUDA_CHECK(cudaFree(C));
+  free_gemm_buffers(g);
   CUBLAS_CHECK(cublasDestroy(h));
   CUDA_CHECK(cudaStreamDestroy(s));
   return 0;

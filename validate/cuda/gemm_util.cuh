@@ -6,6 +6,9 @@
 // rows is the same call on offset pointers (what the chunked overlap schedules need).
 #pragma once
 
+#include <tuple>
+#include <vector>
+
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 
@@ -125,6 +128,30 @@ inline int check_gemm(int device, const bf16* C, size_t c_rows, size_t c_cols, s
     return 0;
   }
   return 1;
+}
+
+// Operand buffers large enough for every (m, n, k) of `shapes`: A[m x k], B[n x k], C[m x n].
+struct GemmBuffers {
+  bf16 *a = nullptr, *b = nullptr, *c = nullptr;
+};
+
+inline GemmBuffers alloc_gemm_buffers(int device,
+                                      const std::vector<std::tuple<int, int, int>>& shapes) {
+  size_t max_a = 0, max_b = 0, max_c = 0;
+  for (auto [m, n, k] : shapes) {
+    max_a = std::max(max_a, size_t(m) * k);
+    max_b = std::max(max_b, size_t(n) * k);
+    max_c = std::max(max_c, size_t(m) * n);
+  }
+  return {static_cast<bf16*>(device_alloc(device, max_a * sizeof(bf16))),
+          static_cast<bf16*>(device_alloc(device, max_b * sizeof(bf16))),
+          static_cast<bf16*>(device_alloc(device, max_c * sizeof(bf16)))};
+}
+
+inline void free_gemm_buffers(const GemmBuffers& g) {
+  CUDA_CHECK(cudaFree(g.a));
+  CUDA_CHECK(cudaFree(g.b));
+  CUDA_CHECK(cudaFree(g.c));
 }
 
 inline std::string cublas_version_string(cublasHandle_t h) {

@@ -199,10 +199,10 @@ static int run_ramp(int argc, char** argv) {
   CUBLAS_CHECK(cublasCreate(&h));
   cudaStream_t s0;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
-  const size_t most = size_t(16384) * 16384;
-  bf16* A = static_cast<bf16*>(device_alloc(kDev, most * sizeof(bf16)));
-  bf16* B = static_cast<bf16*>(device_alloc(kDev, most * sizeof(bf16)));
-  bf16* C = static_cast<bf16*>(device_alloc(kDev, most * sizeof(bf16)));
+  const std::vector<std::tuple<int, int, int>> shapes = {
+      {2048, 8192, 8192}, {8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 16384, 16384}};
+  const GemmBuffers g = alloc_gemm_buffers(kDev, shapes);
+  bf16 *A = g.a, *B = g.b, *C = g.c;
   auto idle = [] { std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds)); };
   Csv ramp(argc, argv, "power_ramp.csv",
            "cuBLAS bf16 GEMMs back to back on GPU 0 after 2 s idle, each between two events: "
@@ -210,8 +210,7 @@ static int run_ramp(int argc, char** argv) {
            {kDev},
            {{"cublas_version", cublas_version_string(h)}, {"ramp_ms", std::to_string(kRampMs)}},
            "m,n,k,index,t_start_us,us,tflops");
-  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
-           {2048, 8192, 8192}, {8192, 8192, 8192}, {4096, 4096, 4096}, {16384, 16384, 16384}}) {
+  for (auto [m, n, k] : shapes) {
     fill_bf16(kDev, A, m, k, 0, 0, k, 5u);
     fill_bf16(kDev, B, n, k, 0, 0, k, 6u);
     gemm_bf16(h, s0, m, n, k, A, B, C, n);  // cuBLAS's first call (heuristics, module load)
@@ -245,9 +244,7 @@ static int run_ramp(int argc, char** argv) {
     for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
   }
 
-  CUDA_CHECK(cudaFree(A));
-  CUDA_CHECK(cudaFree(B));
-  CUDA_CHECK(cudaFree(C));
+  free_gemm_buffers(g);
   CUBLAS_CHECK(cublasDestroy(h));
   CUDA_CHECK(cudaStreamDestroy(s0));
   return 0;
@@ -284,15 +281,8 @@ static int run_cases(int argc, char** argv) {
   const std::vector<std::tuple<int, int, int>> shapes = {
       {16384, 16384, 16384}, {8192, 8192, 8192}, {4096, 4096, 4096},  {2048, 8192, 8192},
       {8192, 8192, 2048},    {512, 8192, 8192},  {32768, 32768, 4096}};
-  size_t max_a = 0, max_b = 0, max_c = 0;
-  for (auto [m, n, k] : shapes) {
-    max_a = std::max(max_a, size_t(m) * k);
-    max_b = std::max(max_b, size_t(n) * k);
-    max_c = std::max(max_c, size_t(m) * n);
-  }
-  bf16* A = static_cast<bf16*>(device_alloc(kDev, max_a * sizeof(bf16)));
-  bf16* B = static_cast<bf16*>(device_alloc(kDev, max_b * sizeof(bf16)));
-  bf16* C = static_cast<bf16*>(device_alloc(kDev, max_c * sizeof(bf16)));
+  const GemmBuffers g = alloc_gemm_buffers(kDev, shapes);
+  bf16 *A = g.a, *B = g.b, *C = g.c;
   void* src = device_alloc(kDev, kCopyBytes);
   void* dst = device_alloc(kDev, kCopyBytes);
   fill_pattern(kDev, src, kCopyBytes, 4242u);
@@ -435,9 +425,7 @@ static int run_cases(int argc, char** argv) {
   gemm_case("gemm_beside_copy", 8192, 8192, 8192, sms, 16);
   gemm_case("gemm_beside_copy", 8192, 8192, 8192, sms, 66);
 
-  CUDA_CHECK(cudaFree(A));
-  CUDA_CHECK(cudaFree(B));
-  CUDA_CHECK(cudaFree(C));
+  free_gemm_buffers(g);
   CUDA_CHECK(cudaFree(src));
   CUDA_CHECK(cudaFree(dst));
   CUBLAS_CHECK(cublasDestroy(h));
