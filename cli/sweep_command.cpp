@@ -11,7 +11,9 @@
 // model (a hardware value out of range) is a row with that status, not the end of the sweep; the
 // sweep file itself is checked before anything runs (exit 2).
 // Progress: on a terminal, one line on stderr with points done, elapsed time and an estimate of
-// the time left; a summary line at the end in any case.
+// the time left; a summary line at the end in any case. --report writes the HTML page of every
+// row (docs/REPORT.md). Under mpirun the points spread over the processes (cluster.hpp), rank 0
+// writing every output.
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -170,44 +173,42 @@ class Appender {
       ss << in.rdbuf();
       text = ss.str();
     }
-    // Only whole lines count: a row cut short by an interruption is dropped.
-    text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
-    std::istringstream lines(text);
+    // Only whole lines count: a row cut short by an interruption is cut off the file, and nothing
+    // else of it is rewritten (an interruption now loses no finished row).
+    const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    std::istringstream lines(text.substr(0, whole));
     std::string line;
-    bool first = true;
-    while (std::getline(lines, line)) {
-      if (first && !json) {
-        first = false;
+    for (int number = 1; std::getline(lines, line); ++number) {
+      const sim::SourceLocation at{path, number, 1};
+      if (number == 1 && !json) {
         if (line != header)
-          throw sim::ConfigError({path, 1, 1},
-                                 fmt::format("holds another sweep's results (columns {}, this "
-                                             "sweep's {}): give another file or remove it",
-                                             line, header));
+          throw sim::ConfigError(at, fmt::format("holds another sweep's results (columns {}, "
+                                                 "this sweep's {}): give another file or remove it",
+                                                 line, header));
         continue;
       }
-      first = false;
       const std::string key = json ? "{\"point\":" : "";
       if (json && !line.starts_with(key))
-        throw sim::ConfigError({path, 1, 1}, "is not a sweep's JSON lines: give another file");
+        throw sim::ConfigError(at, "is not a sweep's JSON lines: give another file");
       const std::int64_t p = std::atoll(line.c_str() + key.size());
       if (p < 0 || p >= points)
-        throw sim::ConfigError({path, 1, 1},
-                               fmt::format("holds point {}, which this sweep of {} points does "
-                                           "not have: give another file or remove it",
-                                           p, points));
+        throw sim::ConfigError(at, fmt::format("holds point {}, which this sweep of {} points "
+                                               "does not have: give another file or remove it",
+                                               p, points));
       done_.insert(p);
       if (!json) rows_[p] = split_csv(line);
     }
-    out_.open(path, std::ios::binary | std::ios::trunc);
+    std::error_code ec;
+    if (whole < text.size()) std::filesystem::resize_file(path, whole, ec);
+    if (ec) throw sim::ConfigError({path, 0, 0}, "cannot be written: " + ec.message());
+    out_.open(path, std::ios::binary | std::ios::app);
     if (!out_) throw sim::ConfigError({path, 0, 0}, "cannot be written");
-    out_ << text;
-    if (text.empty() && !json) out_ << header << '\n';
+    if (whole == 0 && !json) out_ << header << '\n';
     out_.flush();
   }
   bool has(std::int64_t point) const { return done_.contains(point); }
   // The fields of the CSV rows it held (not of JSON lines), by point.
   const std::map<std::int64_t, std::vector<std::string>>& rows() const { return rows_; }
-  std::size_t held() const { return done_.size(); }
   void write(const std::string& row) {
     out_ << row << '\n';
     out_.flush();
