@@ -246,6 +246,7 @@ PYBIND11_MODULE(mgsim, m) {
                        const std::map<std::string, std::int64_t>& topology_params,
                        const std::map<std::string, std::string>& hardware_overrides) {
              std::vector<models::HardwareOverride> overrides;
+             overrides.reserve(hardware_overrides.size());
              for (const auto& [name, value] : hardware_overrides)
                overrides.push_back({name, value});
              return traces::Machine::load(topology, topology_params, hardware, overrides);
