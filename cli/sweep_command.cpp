@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -168,7 +169,10 @@ class Appender {
   Appender(const std::string& path, const std::string& header, bool json, std::int64_t points)
       : path_(path) {
     std::string text;
-    if (std::ifstream in(path, std::ios::binary); in) {
+    // Only a regular file is read back: a device or a pipe (/dev/stdout, /dev/full) is written.
+    std::error_code regular_ec;
+    if (std::filesystem::is_regular_file(path, regular_ec)) {
+      std::ifstream in(path, std::ios::binary);
       std::stringstream ss;
       ss << in.rdbuf();
       text = ss.str();
@@ -387,22 +391,32 @@ std::pair<std::int64_t, Outcome> decode(const std::string& m) {
   return {std::stoll(f[0]), o};
 }
 
-// Runs `points` on `jobs` threads (this one among them), `done` after each.
+// Runs `points` on `jobs` threads (this one among them), `done` after each. What a thread throws
+// (an output that cannot be written, an internal error) stops the others from taking more points
+// and is thrown here once they are joined.
 template <class Done>
 void run_points(const traces::SweepSpec& spec, const std::vector<std::int64_t>& points, int jobs,
                 const traces::Limits& limits, MachineCache& machines, Done&& done) {
   std::atomic<std::size_t> next{0};
+  std::mutex failure_mu;
+  std::exception_ptr failure;
   const auto worker = [&] {
-    for (std::size_t t = next++; t < points.size(); t = next++) {
-      const traces::SweepPoint p = spec.point(points[t]);
-      Outcome o;
-      try {
-        o = run_point(spec, p, *machines.of(p), limits);
-      } catch (const sim::ConfigError& e) {  // the point's machine was refused
-        o.status = "error";
-        o.message = e.what();
+    try {
+      for (std::size_t t = next++; t < points.size(); t = next++) {
+        const traces::SweepPoint p = spec.point(points[t]);
+        Outcome o;
+        try {
+          o = run_point(spec, p, *machines.of(p), limits);
+        } catch (const sim::ConfigError& e) {  // the point's machine was refused
+          o.status = "error";
+          o.message = e.what();
+        }
+        done(p.index, o);
       }
-      done(p.index, o);
+    } catch (...) {
+      next = points.size();
+      const std::lock_guard lock(failure_mu);
+      if (!failure) failure = std::current_exception();
     }
   };
   std::vector<std::thread> threads;
@@ -411,6 +425,80 @@ void run_points(const traces::SweepSpec& spec, const std::vector<std::int64_t>& 
     threads.emplace_back(worker);
   worker();
   for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// What one process runs: its points (`mine`) on `jobs` threads.
+struct Share {
+  const traces::SweepSpec& spec;
+  const traces::Limits& limits;
+  std::vector<std::int64_t> mine;
+  int jobs;
+  MachineCache& machines;
+};
+
+// Rank 0: runs its share and records it, and (under mpirun) records the rows the others send.
+void run_as_root(const Share& w, Recorder& recorder, const Cluster& cluster,
+                 std::size_t from_others) {
+  const auto record = [&](std::int64_t p, const Outcome& o) { recorder.record(p, o); };
+  if (cluster.size() == 1) {
+    run_points(w.spec, w.mine, w.jobs, w.limits, w.machines, record);
+  } else {
+    // This thread receives the other ranks' rows while the workers run this rank's points.
+    std::exception_ptr failure;
+    {
+      const std::jthread local([&] {
+        try {
+          run_points(w.spec, w.mine, w.jobs, w.limits, w.machines, record);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      });
+      for (std::size_t n = from_others; n > 0; --n) {
+        const auto [p, o] = decode(cluster.receive());
+        recorder.record(p, o);
+      }
+    }  // joined here, also when a row could not be written
+    if (failure) std::rethrow_exception(failure);
+  }
+  recorder.summary(cluster.size());
+  recorder.write_report();
+}
+
+// Another rank: the workers queue their outcomes, this thread sends them (MPI funneled).
+void run_as_worker(const Share& w, const Cluster& cluster) {
+  std::mutex mu;
+  std::condition_variable ready;
+  std::deque<std::string> queue;
+  bool finished = false;
+  std::exception_ptr failure;
+  {
+    const std::jthread local([&] {
+      try {
+        run_points(w.spec, w.mine, w.jobs, w.limits, w.machines,
+                   [&](std::int64_t p, const Outcome& o) {
+                     const std::lock_guard lock(mu);
+                     queue.push_back(encode(p, o));
+                     ready.notify_one();
+                   });
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      const std::lock_guard lock(mu);
+      finished = true;
+      ready.notify_one();
+    });
+    for (;;) {
+      std::unique_lock lock(mu);
+      ready.wait(lock, [&] { return finished || !queue.empty(); });
+      if (queue.empty()) break;
+      const std::string m = std::move(queue.front());
+      queue.pop_front();
+      lock.unlock();
+      cluster.send_to_root(m);
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 void run_sweep(const Options& opt, const Cluster& cluster) {
@@ -423,57 +511,19 @@ void run_sweep(const Options& opt, const Cluster& cluster) {
     todo = recorder->todo();
   }
   cluster.broadcast(todo);
+  MachineCache machines(spec);
+  Share share{spec, limits, {}, 0, machines};
   // Rank r runs every size-th point from its own: neighbours (alike in cost) spread out.
-  std::vector<std::int64_t> mine;
   for (std::size_t i = static_cast<std::size_t>(cluster.rank()); i < todo.size();
        i += static_cast<std::size_t>(cluster.size()))
-    mine.push_back(todo[i]);
-  const int jobs =
+    share.mine.push_back(todo[i]);
+  share.jobs =
       opt.jobs > 0 ? opt.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  MachineCache machines(spec);
-
   if (cluster.rank() == 0) {
-    const auto record = [&](std::int64_t p, const Outcome& o) { recorder->record(p, o); };
-    if (cluster.size() == 1) {
-      run_points(spec, mine, jobs, limits, machines, record);
-    } else {
-      // This thread receives the other ranks' rows while the workers run this rank's points.
-      std::thread local([&] { run_points(spec, mine, jobs, limits, machines, record); });
-      for (std::size_t n = todo.size() - mine.size(); n > 0; --n) {
-        const auto [p, o] = decode(cluster.receive());
-        recorder->record(p, o);
-      }
-      local.join();
-    }
-    recorder->summary(cluster.size());
-    recorder->write_report();
-    return;
+    run_as_root(share, *recorder, cluster, todo.size() - share.mine.size());
+  } else {
+    run_as_worker(share, cluster);
   }
-  // Another rank: the workers queue their outcomes, this thread sends them (MPI funneled).
-  std::mutex mu;
-  std::condition_variable ready;
-  std::deque<std::string> queue;
-  bool finished = false;
-  std::thread local([&] {
-    run_points(spec, mine, jobs, limits, machines, [&](std::int64_t p, const Outcome& o) {
-      const std::lock_guard lock(mu);
-      queue.push_back(encode(p, o));
-      ready.notify_one();
-    });
-    const std::lock_guard lock(mu);
-    finished = true;
-    ready.notify_one();
-  });
-  for (;;) {
-    std::unique_lock lock(mu);
-    ready.wait(lock, [&] { return finished || !queue.empty(); });
-    if (queue.empty()) break;
-    const std::string m = std::move(queue.front());
-    queue.pop_front();
-    lock.unlock();
-    cluster.send_to_root(m);
-  }
-  local.join();
 }
 
 }  // namespace

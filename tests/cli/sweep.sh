@@ -1,7 +1,8 @@
 #!/bin/sh
 # sweep.sh MGSIM: `mgsim sweep` writes one row per point, the same rows whatever the number of
 # threads; a rerun skips the points its outputs hold (a last row cut short is dropped and run
-# again); an output of another sweep is refused (exit 2).
+# again); an output that cannot be written ends it with exit 4; an output of another sweep is
+# refused (exit 2).
 set -u
 mgsim=$1
 dir=$(mktemp -d)
@@ -44,6 +45,12 @@ grep -q "3 run (3 ok), 3 already in the output" "$dir/err" || fail "resume: $(ca
 # Without -o: the CSV on stdout.
 "$mgsim" sweep "$dir/s.yaml" -j 2 > "$dir/d.csv" 2> /dev/null || fail "stdout rc $?"
 [ "$(body "$dir/a.csv")" = "$(body "$dir/d.csv")" ] || fail "stdout differs"
+
+# An output that cannot be written (a full disk): exit 4, no crash, whatever the threads.
+"$mgsim" sweep "$dir/s.yaml" -o /dev/full -j 2 2> "$dir/err"
+rc=$?
+[ $rc -eq 4 ] || fail "a full disk: rc $rc $(cat "$dir/err")"
+grep -q "/dev/full: a row could not be written" "$dir/err" || fail "full disk message: $(cat "$dir/err")"
 
 # Another sweep's file is refused, and left as it was.
 sed 's/hw.nvlink.link_bandwidth/hw.hbm.bandwidth/; s/12.5GB\/s, 25GB\/s/1TB\/s/' "$dir/s.yaml" > "$dir/t.yaml"
