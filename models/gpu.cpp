@@ -73,9 +73,9 @@ std::optional<sim::ResourceId> Gpu::peer_port(PeerPath path, PortDirection dir) 
 
 void Gpu::create_sm_pipes() {
   if (!tensor_.empty()) return;
-  const sim::Bandwidth rate =
-      sim::Bandwidth::bytes_per_second(spec_->sm.flops_per_second(Dtype::bf16));
-  const std::string group = gpu_group(rank_, "tensor");  // named once for all the SMs
+  comm_warps_.assign(static_cast<std::size_t>(spec_->sm.count), {0, 0});
+  const sim::Bandwidth rate = math_capacity(0, Dtype::bf16);  // every SM's, none held yet
+  const std::string group = gpu_group(rank_, "tensor");       // named once for all the SMs
   // A GPU has a hundred or more SMs and a rollout may place a kernel on every GPU: the names
   // are built on one prefix.
   tensor_.reserve(static_cast<std::size_t>(spec_->sm.count));
@@ -91,12 +91,12 @@ void Gpu::create_sm_pipes() {
   }
   fp32_.assign(tensor_.size(), std::nullopt);
   memory_.assign(tensor_.size(), std::nullopt);
-  comm_warps_.assign(tensor_.size(), {0, 0});
 }
 
 sim::Bandwidth Gpu::math_capacity(int sm, Dtype d) const {
-  const std::int64_t peak =
-      spec_->sm.flops_per_second(d == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16);
+  std::int64_t peak = spec_->sm.flops_per_second(d == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16);
+  if (clock_scale_ != 1.0)
+    peak = std::max<std::int64_t>(1, std::llround(static_cast<double>(peak) * clock_scale_));
   const auto& n = comm_warps_[static_cast<std::size_t>(sm)];
   if (n[0] == 0 && n[1] == 0) return sim::Bandwidth::bytes_per_second(peak);
   const bool fp32 = d == Dtype::fp32;
@@ -115,6 +115,32 @@ void Gpu::add_comm_warp(int sm, CommWarp kind, int delta) {
   net_->set_capacity(tensor_[i], math_capacity(sm, Dtype::bf16));
   if (fp32_[i]) net_->set_capacity(*fp32_[i], math_capacity(sm, Dtype::fp32));
 }
+
+void Gpu::set_clock_scale(double scale) {
+  MGSIM_CHECK(scale > 0 && scale <= 1, "clock scale {} outside (0, 1]", scale);
+  if (scale == clock_scale_) return;
+  clock_scale_ = scale;
+  for (std::size_t i = 0; i < tensor_.size(); ++i) {
+    const int sm = static_cast<int>(i);
+    net_->set_capacity(tensor_[i], math_capacity(sm, Dtype::bf16));
+    if (fp32_[i]) net_->set_capacity(*fp32_[i], math_capacity(sm, Dtype::fp32));
+  }
+}
+
+sim::Frequency Gpu::sm_clock() const {
+  if (clock_scale_ == 1.0) return spec_->sm.clock;
+  return sim::Frequency::hz(std::max<std::int64_t>(
+      1, std::llround(static_cast<double>(spec_->sm.clock.hertz()) * clock_scale_)));
+}
+
+double Gpu::tensor_flops_carried() {
+  double sum = 0;
+  for (const sim::ResourceId id : tensor_)
+    sum += static_cast<double>(net_->stats(id).bytes_carried.count());
+  return sum;
+}
+
+std::int64_t Gpu::hbm_bytes_carried() { return net_->stats(hbm_).bytes_carried.count(); }
 
 sim::ResourceId Gpu::create_memory_pipe(int sm) {
   const sim::ResourceId id = add(fmt::format("sm{}.memory", sm), spec_->sm.memory_rate);

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "models/hardware_spec.hpp"
+#include "models/power.hpp"
 #include "models/resource_catalog.hpp"
 #include "sim/fluid.hpp"
 #include "sim/units.hpp"
@@ -93,6 +94,27 @@ class Gpu {
   void add_comm_warp(int sm, CommWarp kind, int delta);
   static constexpr double kMinMathShare = 0.01;
 
+  // The SM clock as a fraction of sm.clock (1 unless a power governor lowered it): it scales
+  // every tensor and FP32 pipe's capacity and the cycle-counted costs of ops started after it.
+  // REQUIRES: 0 < scale <= 1.
+  void set_clock_scale(double scale);
+  double clock_scale() const { return clock_scale_; }
+  // sm.clock x clock_scale(): what cycle-counted costs run at now.
+  sim::Frequency sm_clock() const;
+  // Tensor-pipe work carried so far over all SMs (bf16-equivalent flops), and HBM bytes.
+  double tensor_flops_carried();
+  std::int64_t hbm_bytes_carried();
+
+  // The power governor of this GPU, if its hardware has a power limit and the run did not lock
+  // the clock; kernels starting and ending on the GPU are told to it.
+  void set_governor(PowerGovernor* g) { governor_ = g; }
+  void kernel_started() {
+    if (governor_) governor_->kernel_started();
+  }
+  void kernel_ended() {
+    if (governor_) governor_->kernel_ended();
+  }
+
   sim::ResourceId l2() { return l2_ ? *l2_ : create_l2(); }
   // Where a store-add's read-modify-write happens: this GPU's L2 as the destination.
   sim::ResourceId l2_reduce();
@@ -112,6 +134,8 @@ class Gpu {
 
   int rank_;
   const HardwareSpec* spec_;
+  double clock_scale_ = 1.0;
+  PowerGovernor* governor_ = nullptr;
   sim::FluidNetwork* net_;
   ResourceCatalog* catalog_;
   std::vector<sim::ResourceId> copy_engines_;

@@ -74,6 +74,16 @@ void check_consistency(const HardwareSpec& spec, const SourceLocation& where) {
     fail(fmt::format("sm.shared_memory_per_cta ({}) exceeds sm.shared_memory ({})",
                      sim::to_string(spec.sm.shared_memory_per_cta),
                      sim::to_string(spec.sm.shared_memory)));
+  const PowerSpec& p = spec.power;
+  if (p.governed() && (p.window <= sim::Duration::zero() || p.tensor_energy.attojoules() <= 0 ||
+                       p.static_power.microwatts() <= 0 || p.idle.microwatts() <= 0))
+    fail(
+        fmt::format("power.limit ({}) needs power.window, power.static, power.idle and "
+                    "power.tensor_energy, all positive (power.hbm_energy may be zero)",
+                    sim::to_string(p.limit)));
+  if (p.governed() && p.static_power >= p.limit)
+    fail(fmt::format("power.static ({}) must be below power.limit ({})",
+                     sim::to_string(p.static_power), sim::to_string(p.limit)));
 }
 
 HardwareSpec load_root(const Node& root, int depth) {
@@ -90,8 +100,12 @@ HardwareSpec load_root(const Node& root, int depth) {
 
   const auto params = hardware_parameters();
   for (std::string_view section : hardware_sections()) {
+    // A section of defaulted parameters only (power) may be left out.
+    const bool required =
+        !has_base && std::any_of(params.begin(), params.end(),
+                                 [&](const auto& p) { return p.section == section && p.required; });
     const std::optional<Node> node =
-        has_base ? top.optional(section) : std::optional(top.required(section));
+        required ? std::optional(top.required(section)) : top.optional(section);
     if (!node) continue;
     MapReader unit(*node, fmt::format("section '{}'", section));
     for (const Parameter& p : params) {

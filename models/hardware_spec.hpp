@@ -21,6 +21,7 @@
 #include "models/nvlink.hpp"
 #include "models/nvswitch.hpp"
 #include "models/pcie.hpp"
+#include "models/power.hpp"
 #include "models/sm.hpp"
 #include "models/sync.hpp"
 #include "models/tma.hpp"
@@ -42,6 +43,7 @@ struct HardwareSpec {
   LaunchSpec launch;
   HostSpec host;
   SyncSpec sync;
+  PowerSpec power;
   std::map<std::string, std::string> sources;  // "hbm.bandwidth" -> "datasheet: ..."
 };
 

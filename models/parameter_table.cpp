@@ -41,6 +41,16 @@ void parse_into(const Node& n, const std::string& name, double& out) {
     n.fail(fmt::format("{} is an efficiency and must lie in (0, 1], got {}", name, n.as_string()));
 }
 void parse_into(const Node& n, const std::string&, bool& out) { out = n.as_bool(); }
+void parse_into(const Node& n, const std::string& name, sim::Power& out) {
+  out = n.as_power();
+  if (out.microwatts() < 0)
+    n.fail(fmt::format("{} must not be negative, got {}", name, n.as_string()));
+}
+void parse_into(const Node& n, const std::string& name, sim::Energy& out) {
+  out = n.as_energy();
+  if (out.attojoules() < 0)
+    n.fail(fmt::format("{} must not be negative, got {}", name, n.as_string()));
+}
 
 std::string show_value(int v) { return std::to_string(v); }
 std::string show_value(std::int64_t v) { return std::to_string(v); }
@@ -248,11 +258,24 @@ const std::array kParameters = {
                                           "fence.gpu (__threadfence)"),
     param<&H::sync, &SyncSpec::fence_system>("sync", "fence_system", "s", kRequired,
                                              "fence.sys (__threadfence_system)"),
+    // power (models/power.hpp): all defaulted; without `limit` the SMs stay at sm.clock
+    param<&H::power, &PowerSpec::limit>("power", "limit", "W", kDefaulted,
+                                        "board power cap the governor holds (none if absent)"),
+    param<&H::power, &PowerSpec::idle>("power", "idle", "W", kDefaulted,
+                                       "board power with no kernel running"),
+    param<&H::power, &PowerSpec::static_power>("power", "static", "W", kDefaulted,
+                                               "board power while kernels run, before work"),
+    param<&H::power, &PowerSpec::tensor_energy>("power", "tensor_energy", "J", kDefaulted,
+                                                "per bf16-equivalent tensor flop at sm.clock"),
+    param<&H::power, &PowerSpec::hbm_energy>("power", "hbm_energy", "J", kDefaulted,
+                                             "per byte read or written in HBM"),
+    param<&H::power, &PowerSpec::window>("power", "window", "s", kDefaulted,
+                                         "time constant of the power average under the limit"),
 };
 
-constexpr std::array<std::string_view, 13> kSections = {
+constexpr std::array<std::string_view, 14> kSections = {
     "sm",       "tma",  "ldst", "l2",     "hbm",  "copy_engine", "nvlink",
-    "nvswitch", "pcie", "nic",  "launch", "host", "sync"};
+    "nvswitch", "pcie", "nic",  "launch", "host", "sync",        "power"};
 
 }  // namespace
 

@@ -31,7 +31,7 @@ struct Parameter {
 // All parameters, grouped by section in the order of hardware_sections().
 std::span<const Parameter> hardware_parameters();
 // "sm", "tma", "ldst", "l2", "hbm", "copy_engine", "nvlink", "nvswitch", "pcie", "nic", "launch",
-// "host", "sync".
+// "host", "sync", "power".
 std::span<const std::string_view> hardware_sections();
 
 }  // namespace mgsim::models

@@ -5,8 +5,8 @@
 // (CTA slots, threads, registers, shared memory) and the cycle cost of CTA barriers and
 // mbarrier round trips.
 // Ignores: structured sparsity (rates are dense), warp scheduling and instruction mix inside a
-// role, clock changes under power limits (the tensor clock below is the one NVIDIA's datasheet
-// peak assumes), L1 cache behaviour, and register-file bank conflicts.
+// role, L1 cache behaviour, and register-file bank conflicts. The clocks below are the SMs' at
+// their maximum; a power governor (models/power.hpp) lowers both together.
 // The ld/st bytes in flight of an SM live in LdStSpec (models/ldst.hpp), with the rest of that
 // path.
 #pragma once
@@ -72,8 +72,8 @@ struct SmSpec {
   int count = 132;  // SMs per GPU
   sim::Frequency clock =
       sim::Frequency::mhz(1980);  // max boost; times cycle-counted costs and FP32
-  sim::Frequency tensor_clock =
-      sim::Frequency::mhz(1830);             // clock the datasheet tensor peak assumes
+  sim::Frequency tensor_clock = sim::Frequency::mhz(
+      1830);  // the tensor pipes' clock with the SMs at `clock` (datasheet peak)
   std::int64_t flops_per_cycle_bf16 = 4096;  // dense tensor-core flops per cycle per SM
   std::int64_t flops_per_cycle_fp16 = 4096;  // dense, FP32 accumulate
   std::int64_t flops_per_cycle_fp8 = 8192;   // dense

@@ -9,7 +9,8 @@ power is the cap. Fitted here, each from one family of rows:
   P0, E_max  least squares of power on flop rate over the `gemm_on_sms` rows below the cap
              (clock at its maximum, no cap reason);
   eta        per shape, from its own sustained rate and clock (the kernel's issue efficiency);
-  H          the `copy` row: (power - P0) / bytes per second.
+  H          the `copy` row: (power - P0) / bytes per second;
+  tau        the median over power_ramp.csv's shapes (below).
 Predicted, not fitted: each full-GPU GEMM's clock under the cap (from its eta), the two
 `gemm_beside_copy` rows' clock (their copy rate as measured), and from power_ramp.csv the time
 constant of the governor's power average: the boost lasts while an average of the power over a
@@ -82,7 +83,7 @@ def main():
 
     ramp = rows(data / "power_ramp.csv")
     print("\nramp from a cool start: boost (rate above the mean of boost and settled rates) lasts")
-    shapes = []
+    shapes, taus = [], []
     for r in ramp:
         key = (r["m"], r["n"], r["k"])
         if key not in shapes:
@@ -99,8 +100,15 @@ def main():
         # over tau rising from idle reaches the cap after t_b = -tau ln(1 - (cap - idle) / (P - idle)).
         p_boost = p0 + e_max * boost
         tau = -t_b / math.log(1 - (cap - idle) / (p_boost - idle))
+        taus.append(tau)
         print(f"  {'x'.join(key):>16}: {boost:5.0f} TFLOP/s for {t_b:4.0f} ms, then {settled:4.0f}; "
               f"model power at boost {p_boost:4.0f} W -> tau {tau:3.0f} ms")
+
+    taus.sort()
+    window = (taus[(len(taus) - 1) // 2] + taus[len(taus) // 2]) / 2
+    print(f"\nthe power section of models/presets/h200.yaml: limit {cap:.0f}W (power_limit_w), "
+          f"idle {idle:.1f}W, static {p0:.1f}W, tensor_energy {e_max:.3f}pJ, "
+          f"hbm_energy {h * 1e3:.1f}pJ, window {window:.0f}ms (median tau)")
 
 
 if __name__ == "__main__":

@@ -125,6 +125,8 @@ Duration Node::as_duration() const {
 Frequency Node::as_frequency() const {
   return parse_unit<Frequency>(*this, "frequency", parse_frequency);
 }
+Power Node::as_power() const { return parse_unit<Power>(*this, "power", parse_power); }
+Energy Node::as_energy() const { return parse_unit<Energy>(*this, "energy", parse_energy); }
 
 std::int64_t Node::as_positive_int(std::string_view what) const {
   const std::int64_t v = as_int();

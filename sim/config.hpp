@@ -93,6 +93,8 @@ class Node {
   Bandwidth as_bandwidth() const;
   Duration as_duration() const;
   Frequency as_frequency() const;
+  Power as_power() const;
+  Energy as_energy() const;
   // A strictly positive integer, size or rate (zero or negative is an error naming `what`).
   std::int64_t as_positive_int(std::string_view what) const;
   Bytes as_positive_bytes(std::string_view what) const;

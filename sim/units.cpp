@@ -52,6 +52,19 @@ constexpr std::array kFrequencyUnits{
     UnitScale{"GHz", pow10(9), 1},
 };
 
+constexpr std::array kPowerUnits{
+    UnitScale{"uW", 1, 1},
+    UnitScale{"mW", pow10(3), 1},
+    UnitScale{"W", pow10(6), 1},
+    UnitScale{"kW", pow10(9), 1},
+};
+
+constexpr std::array kEnergyUnits{
+    UnitScale{"aJ", 1, 1},        UnitScale{"fJ", pow10(3), 1},  UnitScale{"pJ", pow10(6), 1},
+    UnitScale{"nJ", pow10(9), 1}, UnitScale{"uJ", pow10(12), 1}, UnitScale{"mJ", pow10(15), 1},
+    UnitScale{"J", pow10(18), 1},
+};
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -198,11 +211,27 @@ bool parse_frequency(std::string_view text, Frequency& out, std::string& error) 
   return true;
 }
 
+bool parse_power(std::string_view text, Power& out, std::string& error) {
+  std::int64_t v = 0;
+  if (!parse_scaled(text, kPowerUnits, "", "power", v, error)) return false;
+  out = Power::microwatts(v);
+  return true;
+}
+
+bool parse_energy(std::string_view text, Energy& out, std::string& error) {
+  std::int64_t v = 0;
+  if (!parse_scaled(text, kEnergyUnits, "", "energy", v, error)) return false;
+  out = Energy::attojoules(v);
+  return true;
+}
+
 std::string to_string(Duration d) { return format_scaled(d.picoseconds(), kDurationUnits, ""); }
 std::string to_string(Bytes b) { return format_scaled(b.count(), kByteUnits, ""); }
 std::string to_string(Bandwidth bw) {
   return format_scaled(bw.bytes_per_second(), std::span(kByteUnits).first(6), "/s");
 }
 std::string to_string(Frequency f) { return format_scaled(f.hertz(), kFrequencyUnits, ""); }
+std::string to_string(Power p) { return format_scaled(p.microwatts(), kPowerUnits, ""); }
+std::string to_string(Energy e) { return format_scaled(e.attojoules(), kEnergyUnits, ""); }
 
 }  // namespace mgsim::sim

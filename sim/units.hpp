@@ -139,6 +139,37 @@ class Frequency {
   std::int64_t hz_ = 0;
 };
 
+// Whole microwatts: a board's power ("700W", "137.5W").
+class Power {
+ public:
+  constexpr Power() = default;
+  static constexpr Power microwatts(std::int64_t n) { return Power(n); }
+  static constexpr Power watts(std::int64_t n) { return Power(n * 1'000'000); }
+
+  constexpr std::int64_t microwatts() const { return uw_; }
+  constexpr double watts() const { return static_cast<double>(uw_) * 1e-6; }
+  constexpr auto operator<=>(const Power&) const = default;
+
+ private:
+  constexpr explicit Power(std::int64_t n) : uw_(n) {}
+  std::int64_t uw_ = 0;
+};
+
+// Whole attojoules: the energy of one operation ("1.474pJ" per flop, "121.3pJ" per byte).
+class Energy {
+ public:
+  constexpr Energy() = default;
+  static constexpr Energy attojoules(std::int64_t n) { return Energy(n); }
+
+  constexpr std::int64_t attojoules() const { return aj_; }
+  constexpr double joules() const { return static_cast<double>(aj_) * 1e-18; }
+  constexpr auto operator<=>(const Energy&) const = default;
+
+ private:
+  constexpr explicit Energy(std::int64_t n) : aj_(n) {}
+  std::int64_t aj_ = 0;
+};
+
 // Time to move `bytes` at `bw`, rounded up to a whole picosecond, computed once.
 // REQUIRES: bytes >= 0, bw > 0.
 Duration transfer_time(Bytes bytes, Bandwidth bw);
@@ -151,15 +182,21 @@ Duration cycles_to_duration(std::int64_t cycles, Frequency f);
 //   bandwidth: "450 GB/s", "26.5625GB/s", "3.2Tb/s", "900GiB/s"
 //   duration:  "650ns", "1.5us", "2ms", "10ps", "1s"
 //   frequency: "1.98GHz", "1755MHz"
+//   power:     "700W", "137.5W", "1.2kW", "350mW"
+//   energy:    "1.474pJ", "121.3pJ", "2nJ", "500fJ"
 bool parse_bytes(std::string_view text, Bytes& out, std::string& error);
 bool parse_bandwidth(std::string_view text, Bandwidth& out, std::string& error);
 bool parse_duration(std::string_view text, Duration& out, std::string& error);
 bool parse_frequency(std::string_view text, Frequency& out, std::string& error);
+bool parse_power(std::string_view text, Power& out, std::string& error);
+bool parse_energy(std::string_view text, Energy& out, std::string& error);
 
 // Human-readable forms, exact where the value allows ("650ns", "1.5us", "2MiB", "450GB/s").
 std::string to_string(Duration d);
 std::string to_string(Bytes b);
 std::string to_string(Bandwidth bw);
 std::string to_string(Frequency f);
+std::string to_string(Power p);
+std::string to_string(Energy e);
 
 }  // namespace mgsim::sim

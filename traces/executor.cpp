@@ -120,6 +120,7 @@ class Executor {
     if (options.check) check_ = std::make_unique<DataCheck>(s.kernels, base, s.rank_slot, world_);
     gpus_.reserve(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
+    set_clocks(base, engine);
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
     if (!s.kernels.kernels.empty()) {
       // Kernels give every GPU they run on a tensor pipe per SM, and a memory pipe per SM that
@@ -149,12 +150,48 @@ class Executor {
     began_.assign(streams_.size(), sim::Time::zero());
   }
 
+  // `power:` (models/power.hpp): every GPU's SM clock locked where the schedule says so, else a
+  // governor per GPU when the hardware has a power limit.
+  void set_clocks(Env env, sim::Engine& engine) {
+    const PowerSetting& p = s_.power;
+    if (p.start && !hw_.power.governed())
+      throw sim::ConfigError(p.start_where,
+                             fmt::format("power start needs a power limit, and hardware '{}' "
+                                         "has none (power.limit): its SMs run at sm.clock",
+                                         hw_.name));
+    for (int r = 0; r < world_; ++r) {
+      models::Gpu& gpu = gpus_[static_cast<std::size_t>(r)];
+      if (p.clock) {
+        env[static_cast<std::size_t>(s_.rank_slot)] = r;
+        const std::int64_t mhz = p.clock->eval_positive(env, "power clock (MHz)");
+        const std::int64_t max = hw_.sm.clock.hertz();
+        if (mhz > max / 1'000'000)
+          p.clock->fail(fmt::format("power clock {} MHz is above sm.clock ({})", mhz,
+                                    sim::to_string(hw_.sm.clock)));
+        gpu.set_clock_scale(static_cast<double>(mhz) * 1e6 / static_cast<double>(max));
+      } else if (hw_.power.governed()) {
+        governors_.push_back(std::make_unique<models::PowerGovernor>(
+            gpu, engine, p.start.value_or(models::PowerStart::idle)));
+        gpu.set_governor(governors_.back().get());
+      }
+    }
+  }
+
   RunResult run() {
     for (std::size_t i = 0; i < streams_.size(); ++i)
       engine_.schedule_in(sim::Duration::zero(), [this, i] { issue(static_cast<int>(i)); });
     engine_.run();
     RunResult out;
     out.world = world_;
+    for (std::size_t r = 0; r < governors_.size(); ++r) {
+      const models::PowerGovernor::Summary g = governors_[r]->finish();
+      const double busy_s = static_cast<double>(g.busy.picoseconds()) * 1e-12;
+      const double mean = busy_s > 0 ? g.clock_seconds / busy_s : 1.0;
+      out.clocks.push_back(
+          {static_cast<int>(r), hw_.sm.clock, g.min_clock,
+           sim::Frequency::hz(std::llround(static_cast<double>(hw_.sm.clock.hertz()) * mean)),
+           g.capped, g.busy, g.energy_joules});
+    }
     out.kernels = std::move(kernel_results_);
     out.recorded = std::move(event_results_);
     out.end = engine_.now();
@@ -843,7 +880,8 @@ class Executor {
   const models::HardwareSpec& hw_;
   CollectiveTransport transport_;
   int world_ = 0;
-  std::vector<models::Gpu> gpus_;  // by rank
+  std::vector<models::Gpu> gpus_;                                  // by rank
+  std::vector<std::unique_ptr<models::PowerGovernor>> governors_;  // by rank, when governed
   std::unique_ptr<Transfers> transfers_;
   OpBudget budget_;                        // host streams' and kernel roles' ops together
   std::unique_ptr<KernelRunner> kernels_;  // only when the schedule has kernels

@@ -99,6 +99,17 @@ struct CheckResult {
   std::vector<std::int64_t> flops;  // mma and mainloop flops per rank
 };
 
+// What a GPU's power governor did (models/power.hpp), for GPUs whose hardware has a power limit.
+struct ClockResult {
+  int rank = 0;
+  sim::Frequency max_clock;    // sm.clock
+  sim::Frequency min_clock;    // the lowest clock the governor set
+  sim::Frequency mean_clock;   // over the busy time
+  sim::Duration capped;        // time run below sm.clock
+  sim::Duration busy;          // time with a kernel running
+  double energy_joules = 0.0;  // modelled board energy while busy
+};
+
 struct RunResult {
   int world = 0;
   std::vector<StreamResult> streams;  // finished streams, by rank then stream order in the file
@@ -109,6 +120,7 @@ struct RunResult {
   sim::Time end;                              // the last event
   std::uint64_t events = 0;
   std::optional<CheckResult> check;  // when the run was checked
+  std::vector<ClockResult> clocks;   // by rank, for governed GPUs
 };
 
 // How a run goes, besides its inputs.

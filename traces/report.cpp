@@ -33,6 +33,16 @@ std::string single_run_text(const Run& run, std::size_t top) {
                        s.end.since_start().microseconds(), s.end.picoseconds(), s.ops);
   out += fmt::format("total: {:.6f} us ({} ps), world {}\n", r.end.since_start().microseconds(),
                      r.end.picoseconds(), r.world);
+  for (const ClockResult& c : r.clocks) {
+    if (c.capped == sim::Duration::zero()) continue;  // a GPU that stayed at sm.clock
+    out += fmt::format(
+        "gpu{}: power-limited {:.3f} ms of {:.3f} ms busy, SM clock {:.0f} MHz on average, down "
+        "to {:.0f} MHz (sm.clock {:.0f} MHz), {:.3f} J\n",
+        c.rank, c.capped.microseconds() * 1e-3, c.busy.microseconds() * 1e-3,
+        static_cast<double>(c.mean_clock.hertz()) * 1e-6,
+        static_cast<double>(c.min_clock.hertz()) * 1e-6,
+        static_cast<double>(c.max_clock.hertz()) * 1e-6, c.energy_joules);
+  }
   return out + roofline_summary(run.result.roofline, top);
 }
 
@@ -179,6 +189,22 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
           .value(c.channels)
           .end();
     }
+    w.end().key("clocks").array();
+    for (const ClockResult& c : r.clocks)
+      w.object()
+          .key("rank")
+          .value(c.rank)
+          .key("min_clock_hz")
+          .value(c.min_clock.hertz())
+          .key("mean_clock_hz")
+          .value(c.mean_clock.hertz())
+          .key("capped_ps")
+          .value(c.capped.picoseconds())
+          .key("busy_ps")
+          .value(c.busy.picoseconds())
+          .key("energy_j")
+          .value(c.energy_joules, 6)
+          .end();
     w.end().key("kernels").array();
     for (const KernelResult& k : r.kernels) {
       w.object()

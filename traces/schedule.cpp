@@ -63,6 +63,7 @@ class Parser {
     s_.rank_slot = scope_.add("rank");
     s_.world_slot = scope_.add("world");
     max_slots_ = scope_.size();
+    if (auto power = top.optional("power")) parse_power(*power);
     // Buffers before the ops that name them; a problem's before the schedule's own.
     if (given_buffers) parse_buffers(*given_buffers, true);
     if (auto buffers = top.optional("buffers")) parse_buffers(*buffers, false);
@@ -105,6 +106,20 @@ class Parser {
                                fmt::format("flag name '{}': names starting '{}' are NCCL's "
                                            "flags (docs/NCCL.md)",
                                            flag, nccl::kReservedPrefix));
+  }
+
+  // `power: {start: idle | limit, clock: MHz}` (models/power.hpp).
+  void parse_power(const sim::Node& node) {
+    sim::MapReader r(node, "power");
+    if (auto start = r.optional("start")) {
+      const std::string text = start->as_string();
+      const auto parsed = models::kPowerStartNames.parse(text);
+      if (!parsed) fail_choice(*start, "power start", text, models::kPowerStartNames.names());
+      s_.power.start = *parsed;
+      s_.power.start_where = start->location();
+    }
+    if (auto clock = r.optional("clock")) s_.power.clock = Expr::parse(*clock, scope_);
+    r.finish();
   }
 
   // `buffers: {NAME: {bytes, regions, input, output}}`; `given`: a problem's (traces/problem.hpp),

@@ -60,6 +60,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/power.hpp"
 #include "sim/config.hpp"
 #include "sim/units.hpp"
 #include "traces/kernel_schedule.hpp"
@@ -184,6 +185,15 @@ struct Sweep {
   sim::SourceLocation where;
 };
 
+// `power:`: how the GPUs' SM clocks are set (models/power.hpp).
+struct PowerSetting {
+  // The governor's average at time 0 (idle when not given; given, the hardware needs a power
+  // limit).
+  std::optional<models::PowerStart> start;
+  sim::SourceLocation start_where;
+  std::optional<Expr> clock;  // MHz, per rank: locks the SM clock (no governor), as nvidia-smi -lgc
+};
+
 struct Schedule {
   std::string file;
   sim::SourceLocation params_where;  // for errors about -D overrides
@@ -193,6 +203,7 @@ struct Schedule {
   int slot_count = 0;  // Env size needed (params, rank, world, deepest loop nest)
   std::optional<Expr> world;
   std::optional<Sweep> sweep;
+  PowerSetting power;
   std::vector<StreamDef> streams;
   std::vector<std::string> event_names;
   int collective_count = 0;  // collective ops in the file (statically)

@@ -76,10 +76,10 @@ const std::vector<Fit>& calibration_fits() {
         "host.graph_launch", "host.sync"},
        fits::launch},
       {"tensor clock",
-       {{F::data, "gemm.csv", {"m", "n", "k", "dtype", "time_us_median"}},
+       {{F::data, "gemm.csv", {"m", "n", "k", "dtype", "time_us_median", "sm_clock_mhz_end"}},
         {F::cases, "gemm.yaml", {"M", "N", "K"}}},
        {"hbm.bandwidth"},
-       {"sm.count", "sm.flops_per_cycle_bf16", "sm.tensor_clock"},
+       {"sm.count", "sm.clock", "sm.flops_per_cycle_bf16", "sm.tensor_clock"},
        {"sm.tensor_clock"},
        fits::tensor_clock},
   };

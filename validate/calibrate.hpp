@@ -23,8 +23,8 @@
 // Contract: deterministic (same data, same text, byte for byte). A missing file or column, a fit
 // with too few points or a degenerate one, a fitted value out of range (a negative setup, an
 // efficiency above 1), or no rows on the base preset's SM count is a sim::ConfigError naming the
-// file. Ignores: the measurements' spread (medians are fitted). The power cap's lower clock under
-// large GEMMs is fitted as the sustained sm.tensor_clock.
+// file. Ignores: the measurements' spread (medians are fitted). sm.tensor_clock is fitted at
+// sm.clock, each GEMM row's time scaled by the clock it ran at (the power cap lowers it).
 #pragma once
 
 #include <string>

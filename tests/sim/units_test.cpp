@@ -50,6 +50,27 @@ TEST_CASE("durations and frequencies") {
   CHECK(f.hertz() == 1'980'000'000);
 }
 
+TEST_CASE("power and energy parse exactly and print back") {
+  Power p;
+  Energy en;
+  std::string e;
+  REQUIRE(parse_power("137.5W", p, e));
+  CHECK(p.microwatts() == 137'500'000);
+  Power back;
+  REQUIRE(parse_power(to_string(p), back, e));
+  CHECK(back == p);
+  REQUIRE(parse_power("1.2kW", p, e));
+  CHECK(p == Power::watts(1200));
+  REQUIRE(parse_energy("1.474pJ", en, e));
+  CHECK(en.attojoules() == 1'474'000);
+  Energy back_e;
+  REQUIRE(parse_energy(to_string(en), back_e, e));
+  CHECK(back_e == en);
+  CHECK_FALSE(parse_power("700", p, e));  // the unit is required
+  CHECK(e.find("expected one of") != std::string::npos);
+  CHECK_FALSE(parse_energy("0.1aJ", en, e));  // below the attojoule resolution
+}
+
 TEST_CASE("bad unit strings are errors that say what was expected") {
   std::string e;
   Bandwidth b;

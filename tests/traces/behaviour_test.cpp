@@ -3,6 +3,7 @@
 // figures. They pin mechanisms, not calibration: TMA vs ld/st windows, copy-engine latency,
 // NVLS vs ring bytes, and the ordering roofline <= overlapped <= sequential for AG+GEMM.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -174,4 +175,67 @@ TEST_CASE(
   CHECK(tensor_flops(sequential.roofline) == flops);
   CHECK(tensor_flops(copy_engine.roofline) == flops);
   CHECK(tensor_flops(inter_sm.roofline) == flops);
+}
+
+namespace {
+
+// A compute-bound kernel: every SM computes `FLOPS` bf16 flops on its tensor pipe, REPS times.
+std::string compute_kernel(const std::string& power) {
+  return power + R"(
+params: {FLOPS: 1000000000, REPS: 1}
+kernels:
+  k:
+    grid: num_sms
+    roles:
+      - name: math
+        ops: [compute: {flops: FLOPS, dtype: bf16}]
+streams:
+  - name: main
+    if: rank == 0
+    ops:
+      - for: {var: i, from: 0, to: REPS, ops: [launch: k]}
+)";
+}
+
+double end_us(const Result& r) { return r.run.end.since_start().microseconds(); }
+
+}  // namespace
+
+TEST_CASE("preset h200: a locked SM clock slows compute-bound work by the clock ratio",
+          "[behaviour][power]") {
+  // 1e9 bf16 flops on one SM at 4096 x 1.83 GHz take 133.4 us at sm.clock (1980 MHz); locked at
+  // 990 MHz the tensor pipe runs at half that rate: 266.8 us, plus the same launch costs.
+  const Result fast = run_text(compute_kernel("power: {clock: 1980}"));
+  const Result slow = run_text(compute_kernel("power: {clock: 990}"));
+  const double work_us = 1e9 / (4096.0 * 1.83e9) * 1e6;
+  CHECK(end_us(slow) - end_us(fast) == Approx(work_us).epsilon(1e-3));
+  CHECK(fast.run.clocks.empty());  // a locked clock has no governor
+  CHECK_THROWS_AS(run_text(compute_kernel("power: {clock: 1981}")), sim::ConfigError);
+}
+
+TEST_CASE("preset h200: the power governor holds a sustained GEMM-like load at the limit",
+          "[behaviour][power]") {
+  // From idle, 8 ms of compute (all 132 SMs at 4096 x 1.83 GHz = 989 TFLOP/s: 137 W + 1.474 pJ x
+  // 989e12 = 1595 W) ends long before the 90 ms average reaches 700 W: no GPU is capped.
+  const Defines eight_ms{{"FLOPS", "60000000000"}};  // 8.0 ms per launch
+  const Result cool = run_text(compute_kernel(""), eight_ms);
+  REQUIRE(cool.run.clocks.size() == 8);
+  CHECK(cool.run.clocks[0].capped == sim::Duration::zero());
+  // From the limit, the clock x (a fraction of 1980 MHz) solves 137 + 1458 x^3 = 700: x = 0.728,
+  // 1441 MHz; two launches, the second timed, run at it (the first step is at sm.clock).
+  Defines twice = eight_ms;
+  twice.emplace_back("REPS", "2");
+  const Result hot = run_text(compute_kernel("power: {start: limit}"), twice);
+  const ClockResult& c = hot.run.clocks[0];
+  CHECK(c.capped > sim::Duration::ms(12));
+  const double x = std::cbrt((700.0 - 137.0) / (1.474e-12 * 132 * 4096 * 1.83e9));
+  CHECK(static_cast<double>(c.min_clock.hertz()) == Approx(1.98e9 * x).epsilon(0.01));
+  const auto& k = hot.run.kernels.back();
+  const double second_us = (k.end - k.begin).microseconds();
+  CHECK(second_us == Approx(8.0e3 / x).epsilon(0.02));
+  // The schedule's start needs a power limit: h100 has none.
+  const Schedule s =
+      load_schedule(sim::Node::load_string(compute_kernel("power: {start: limit}"), "p.yaml"));
+  static const Machine h100 = Machine::load("hgx-h200-8", {}, "h100");
+  CHECK_THROWS_AS(simulate(s, param_values(s, {}), h100), sim::ConfigError);
 }

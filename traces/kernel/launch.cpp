@@ -11,6 +11,7 @@ namespace mgsim::traces::kernel {
 namespace {
 
 void finish_launch(Runner& x, LaunchRun& l) {
+  x.gpu(l.rank).kernel_ended();
   if (l.check >= 0) x.check->launch_end(l.check);
   std::function<void()> done = std::move(l.done);
   l.done = nullptr;
@@ -191,6 +192,7 @@ void place(Runner& x, LaunchRun& l) {
         fmt::format("persistent kernel '{}' has {} CTAs but only {} fit at once "
                     "({} per SM x {} SMs)",
                     k.name, l.grid, slots, per_sm, spec.sm.count));
+  x.gpu(l.rank).kernel_started();
   d.waiting.push_back(&l);
   fill(x, l.rank);
 }

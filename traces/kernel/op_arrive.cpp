@@ -6,7 +6,8 @@
 namespace mgsim::traces::kernel {
 
 bool start_arrive(Runner& x, RoleRun& r, const ArriveOp& op) {
-  const Duration release = sim::cycles_to_duration(x.spec.sm.mbarrier_cycles, x.spec.sm.clock);
+  const Duration release =
+      sim::cycles_to_duration(x.spec.sm.mbarrier_cycles, x.gpu(x.rank_of(r)).sm_clock());
   const DataCheck::SyncKey key = barrier_key(r, op.barrier);
   if (r.agent) x.check->release(*r.agent, key);
   r.cta->barriers.arrive(op.barrier, [&x, release, &key](RoleRun& waiter) {

@@ -14,7 +14,7 @@ bool start_compute(Runner& x, RoleRun& r, const ComputeOp& op) {
   if (op.cycles) {
     const std::int64_t cycles = op.cycles->eval(r.env);
     if (cycles < 0) op.cycles->fail(fmt::format("cycles cannot be negative, got {}", cycles));
-    add_phase(r, sim::cycles_to_duration(cycles, x.spec.sm.clock));
+    add_phase(r, sim::cycles_to_duration(cycles, x.gpu(x.rank_of(r)).sm_clock()));
     run_phases(x, r);
     return false;
   }

@@ -112,7 +112,7 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       if (outstanding) window = std::min(window, mul(op.bytes, *outstanding, message));
       cap = window_rate(window, latency);
     }
-    fixed += spec.tma.issue_time(spec.sm.clock);
+    fixed += spec.tma.issue_time(x.gpu(x.rank_of(r)).sm_clock());
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
     Duration held = latency;  // a local load: the path latency

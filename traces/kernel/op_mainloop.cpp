@@ -50,7 +50,7 @@ bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op) {
   const std::int64_t window =
       std::min(mul(op.stages, stages, stage_bytes), spec.tma.max_bytes_in_flight());
   const Bandwidth cap = window_rate(window, latency);
-  const Duration fill = latency + spec.tma.issue_time(spec.sm.clock);
+  const Duration fill = latency + spec.tma.issue_time(x.gpu(rank).sm_clock());
   models::Gpu& gpu = x.gpu(rank);
   const sim::ResourceId pipe = gpu.pipe(r.cta->sm, op.dtype);
   const Bytes last_mma = gpu.pipe_amount(last_flops, op.dtype);

@@ -147,12 +147,13 @@ void launch(Calibrator& c) {
                       lines(t, sync)));
 }
 
-// The sustained tensor clock. Large cuBLAS GEMMs run at the power cap (the SM clock read after
-// them is 1425-1980 MHz, docs/MEASUREMENTS.md caveat 1), not at the datasheet's tensor clock.
-// Fitted in the kernel model's own terms, the GEMM schedule of validate/cases/gemm.yaml on the
-// base preset's SMs: the busiest SM computes its mainloop's 2 x m x n x k flops, then the epilogue
-// writes C (m x n x 2 B) to HBM at hbm.bandwidth; t - epilogue = a + busiest-SM flops / r, and
-// tensor_clock = r / flops_per_cycle_bf16 (the base preset's).
+// The tensor pipes' rate at sm.clock. Large cuBLAS GEMMs run at the power cap (the SM clock read
+// after them is 1425-1980 MHz, docs/MEASUREMENTS.md caveat 1): each row's time is scaled by its
+// own clock (models/power.hpp: the pipes' rate goes with it). Fitted in the kernel model's terms,
+// the GEMM schedule of validate/cases/gemm.yaml on the base preset's SMs: the busiest SM computes
+// its mainloop's 2 x m x n x k flops, then the epilogue writes C (m x n x 2 B) to HBM at
+// hbm.bandwidth; t - epilogue = a + busiest-SM flops / r, and tensor_clock = r /
+// flops_per_cycle_bf16 (the base preset's).
 void tensor_clock(Calibrator& c) {
   const MeasurementTable& gemm = c.table("gemm.csv");
   const traces::Schedule schedule = c.case_schedule("gemm.yaml");
@@ -160,6 +161,8 @@ void tensor_clock(Calibrator& c) {
   const std::size_t m = c.column(gemm, "m", Unit::none), n = c.column(gemm, "n", Unit::none),
                     k = c.column(gemm, "k", Unit::none);
   const std::size_t tcol = c.column(gemm, "time_us_median", Unit::microseconds);
+  const std::size_t fcol = c.column(gemm, "sm_clock_mhz_end", Unit::mhz);
+  const double max_mhz = static_cast<double>(base_hw.sm.clock.hertz()) * 1e-6;
   const Rows big = select(c, gemm, {{"dtype", "bf16"}}, [&](std::size_t r) {
     return gemm.number(r, m) >= kLargeGemmFrom && gemm.number(r, n) >= kLargeGemmFrom &&
            gemm.number(r, k) >= kLargeGemmFrom;
@@ -182,8 +185,12 @@ void tensor_clock(Calibrator& c) {
           fmt::format("{} tiles this GEMM {} x {}, the first fitted row {} x {}: the tensor-clock "
                       "fit states one tiling",
                       schedule.file, cta.m, cta.n, tile.m, tile.n));
+    // The row ran at its clock f, its tensor pipes at r x f / sm.clock.
+    const double f = gemm.number(r, fcol);
+    if (!(f > 0 && f <= max_mhz))
+      out_of_range(gemm, fmt::format("line {}: SM clock {} MHz", gemm.line_of(r), f));
     x(i, 0) = 1.0;
-    x(i, 1) = static_cast<double>(2 * cta.m * cta.n * cta.k);
+    x(i, 1) = static_cast<double>(2 * cta.m * cta.n * cta.k) * max_mhz / f;
     const double epilogue_us = gemm.number(r, m) * gemm.number(r, n) * 2 / hbm_read_rate * 1e6;
     y(i) = gemm.number(r, tcol) - epilogue_us;
     w(i) = 1.0 / gemm.number(r, tcol);
@@ -195,12 +202,13 @@ void tensor_clock(Calibrator& c) {
   if (clock <= 0 || clock > 2.5e9) out_of_range(gemm, fmt::format("tensor clock {} Hz", clock));
   c.write("sm.tensor_clock", fmt::format("{:.3f}MHz", clock * 1e-6), clock,
           fmt::format("fit: gemm.csv lines {} (bf16, m, n, k >= {:.0f}), least squares t - m x n x "
-                      "2 B / hbm.bandwidth (the epilogue's C store) = a + F / r weighted 1/t with "
-                      "F = the busiest SM's flops (ceil(tiles / {}) x 2 x {} x {} x k, the {} x {} "
-                      "persistent tiling of validate/cases/gemm.yaml), r = {:.3f} TFLOP/s per SM, "
-                      "a = {:.2f} us, R^2={:.6f}; tensor_clock = r / {} flops per cycle: the "
-                      "sustained clock under the power cap (and cuBLAS's issue efficiency), "
-                      "{:.1f} % of the datasheet's",
+                      "2 B / hbm.bandwidth (the epilogue's C store) = a + F x sm.clock / f / r "
+                      "weighted 1/t with F = the busiest SM's flops (ceil(tiles / {}) x 2 x {} x "
+                      "{} x k, the {} x {} persistent tiling of validate/cases/gemm.yaml) and f "
+                      "the row's SM clock (sm_clock_mhz_end, under the power cap), r = {:.3f} "
+                      "TFLOP/s per SM at sm.clock, a = {:.2f} us, R^2={:.6f}; tensor_clock = r / "
+                      "{} flops per cycle: the tensor pipes' rate at sm.clock with cuBLAS's issue "
+                      "efficiency, {:.1f} % of the datasheet's",
                       lines(gemm, big), kLargeGemmFrom, sms, tile.m, tile.n, tile.m, tile.n,
                       per_sm * 1e-12, gf.coefficients[0], gf.r2, base_hw.sm.flops_per_cycle_bf16,
                       100 * clock / static_cast<double>(base_hw.sm.tensor_clock.hertz())));
