@@ -48,8 +48,8 @@ std::vector<Checked> check_alone(const CheckOptions& o, const traces::Machine& m
   const traces::Schedule schedule = traces::load_schedule_file(o.schedule);
   const Overrides defines = parse_schedule_defines(o.defines);
   std::vector<Checked> out;
-  for (traces::Run& run :
-       traces::run_points(schedule, defines, std::nullopt, machine, nullptr, limits_of(o), true)) {
+  for (traces::Run& run : traces::run_points(schedule, defines, std::nullopt, machine, nullptr,
+                                             limits_of(o), {.check = true})) {
     Checked c;
     c.params = run.params;
     c.violations = traces::with_deadlock(run.result.run.check->violations, run.result);

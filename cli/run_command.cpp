@@ -34,6 +34,7 @@ struct RunOptions : ScheduleInputs {
   std::string sweep;
   std::string trace;
   std::string report;
+  bool critical_path = false;
   bool json = false;
   std::size_t top = 10;
 };
@@ -108,7 +109,8 @@ void run_schedule(const RunOptions& o) {
                          : writer ? static_cast<sim::TraceSink*>(writer.get())
                                   : recorder.get();
   const std::vector<traces::Run> runs =
-      traces::run_points(schedule, defines, sweep, machine, sink, limits_of(o));
+      traces::run_points(schedule, defines, sweep, machine, sink, limits_of(o),
+                         {.critical_path = o.critical_path || report_file.has_value()});
   if (runs.back().result.deadlocked()) {
     std::cout.flush();
     throw CheckFailed(traces::deadlock_report(o.schedule, runs.back().result.run));
@@ -116,7 +118,7 @@ void run_schedule(const RunOptions& o) {
   // The results first: a trace that cannot be written loses no result.
   const traces::ReportHeader header{o.schedule, &machine};
   const bool table = schedule.collective_count == 1 && !runs.front().result.run.collectives.empty();
-  const std::string text = traces::runs_text(header, runs, o.top, table);
+  const std::string text = traces::runs_text(header, runs, o.top, table, o.critical_path);
   std::cout << (o.json ? traces::runs_json(header, runs) : text);
   std::cout.flush();
   if (report_file) {
@@ -188,6 +190,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--sweep", opts->sweep, "sweep one param: --sweep SIZE=64KiB:1GiB:x2");
   cmd->add_flag("--json", opts->json, "print a machine-readable JSON summary");
   cmd->add_option("--trace", opts->trace, "write a Perfetto/Chrome trace JSON to this file");
+  cmd->add_flag("--critical-path", opts->critical_path,
+                "print the chain of ops that set the end time, by where its time went "
+                "(traces/critical_path.hpp); --json lists every step");
   cmd->add_option("--report", opts->report,
                   "write an HTML report: timeline, utilisation over time, roofline, the text");
   cmd->add_option("--top", opts->top, "unit groups shown in the utilisation table (default 10)");

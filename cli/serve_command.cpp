@@ -95,8 +95,8 @@ class Server {
       all.insert(all.end(), params.begin(), params.end());
       out.result = traces::runs_json({name, &m}, {traces::Run{all, std::move(e.result)}});
     } else {
-      const traces::Run run =
-          traces::run_one(traces::load_schedule(root), params, m, nullptr, limits, check);
+      const traces::Run run = traces::run_one(traces::load_schedule(root), params, m, nullptr,
+                                              limits, {.check = check});
       if (run.result.deadlocked()) throw Deadlocked(traces::deadlock_report(name, run.result.run));
       if (check) out.violations = traces::violations_json(run.result.run.check->violations);
       out.result = traces::runs_json({name, &m}, {run});

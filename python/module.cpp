@@ -140,7 +140,7 @@ Result run(const traces::Machine& machine, const py::object& schedule, const py:
   {
     py::gil_scoped_release free;
     const traces::Schedule parsed = traces::load_schedule(sim::Node::load_string(text, name));
-    run = traces::run_one(parsed, overrides, machine, nullptr, limits, check);
+    run = traces::run_one(parsed, overrides, machine, nullptr, limits, {.check = check});
     if (run->result.deadlocked()) throw Deadlock(traces::deadlock_report(name, run->result.run));
   }
   const traces::Roofline& roofline = run->result.roofline;

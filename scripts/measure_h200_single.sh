@@ -7,8 +7,9 @@
 # repository root, or a copy of validate/cuda and scripts/ sent with `carry`):
 #   run(kind="nvidia-h200", timeout_s=600, command="bash scripts/measure_h200_single.sh")
 # Steps: host_api mlp tma_local sync_prims sm_share intra_sm host_api_library (NCCL's other host calls,
-# host_api.cu --library), power and power_ramp (issue 15: power and clocks under sustained work,
-# and how fast the clock comes down); MEASURE_ONLY="..." picks some.
+# host_api.cu --library), power, power_ramp and power_fp8 (issue 15: power and clocks under
+# sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained);
+# MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
 # what finished. Unpack into validate/data/ and commit; validate/data/h200-single/README.md says
@@ -78,6 +79,7 @@ step intra_sm 60 "$BIN/intra_sm" --out .
 step host_api_library 60 "$BIN/host_api" --out . --library
 step power 240 "$BIN/power" --out .
 step power_ramp 120 "$BIN/power" --out . --ramp
+step power_fp8 300 "$BIN/power" --out . --fp8
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

@@ -31,6 +31,8 @@ struct Command {
   bool graph_node = false;    // a kernel node of a graph after its first
   sim::Duration wake;         // a kernel's extra start latency after its host slept
   std::optional<Clock> host;  // the data check: what its host thread knew at the call
+  int call = -1;              // the critical path's step of the call that enqueued it
+  int group = -1;             // a collective's id (Entry::id), for the critical path
   // Begins it on the GPU, `launch` after now if it is a kernel; true when it finished at once.
   std::function<bool(sim::Duration launch)> start;
 };
@@ -47,6 +49,7 @@ struct Entry {
   int root = 0;                      // broadcast, reduce
   std::int64_t base = 0;             // the communicator's flag count before it (nccl/kernels.yaml)
   std::pair<int, int> key;           // stream definition, its number in the stream
+  int id = 0;                        // its place in collective_order_
   const CollectiveOp* op = nullptr;  // its data, for the data check
   const sim::SourceLocation* where = nullptr;
   sim::Time begin = sim::Time::max();
@@ -79,6 +82,8 @@ struct StreamRun {
   DataCheck::Agent agent = 0;   // in the data check, when the run is checked
   bool done = false;
   sim::Time end;
+  // The critical path's steps (when recorded): its last host call, its last GPU op.
+  int last_call = -1, step = -1;
 };
 
 // A host thread serves API calls one at a time, in the order they are made (models/host.hpp).
@@ -89,6 +94,7 @@ struct HostThread {
   std::deque<std::function<void()>> pending;  // calls made while it was blocked
   sim::Duration slept;         // asleep this long since its last API call (sleep ops; 0: awake)
   DataCheck::Agent agent = 0;  // in the data check, when the run is checked
+  int last_call = -1;          // the critical path's step of its last call
 };
 
 using EventKey = std::tuple<int, int, std::int64_t>;  // rank, name, index
@@ -118,6 +124,7 @@ class Executor {
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
     if (options.check) check_ = std::make_unique<DataCheck>(s.kernels, base, s.rank_slot, world_);
+    if (options.critical_path) path_.emplace();
     gpus_.reserve(static_cast<std::size_t>(world_));
     for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
     set_clocks(base, engine);
@@ -230,6 +237,7 @@ class Executor {
       }
       out.collectives.push_back(std::move(c));
     }
+    if (path_ && out.blocked.empty()) out.critical_path = critical_path(*path_);
     return out;
   }
 
@@ -300,7 +308,9 @@ class Executor {
     t.free = begin + cost;
     engine_.schedule_at(t.free, [this, i, begin, label, commands = std::move(commands)]() mutable {
       trace_host(i, label, begin);
+      const int call = record_call(i, label, begin, -1);
       for (Command& c : commands) {
+        c.call = call;
         c.ready = engine_.now();
         stream(i).queue.push_back(std::move(c));
       }
@@ -321,8 +331,11 @@ class Executor {
     host_call(i, hw_.host.event_record, "cudaEventRecord",
               {only(op, false, [this, i, key](sim::Duration) {
                 if (check_) check_->release(stream(i).agent, event_check_key(key));
-                events_.set(key, 1, false, [this, key](int waiter) {
+                const int recorded = stream(i).step;
+                events_.set(key, 1, false, [this, key, recorded](int waiter) {
                   if (check_) check_->acquire(stream(waiter).agent, event_check_key(key));
+                  if (path_ && stream(waiter).step >= 0)
+                    (*path_)[static_cast<std::size_t>(stream(waiter).step)].cause = recorded;
                   resume_later(waiter);
                 });
                 event_results_.push_back(
@@ -423,17 +436,21 @@ class Executor {
     }
     Entry* entry = collective_entry(i, op, c, bytes, seen, ideal);
     if (!entry->run) {
-      host_call(i, cost, "ncclCollective", {nccl_command(i, op, entry)});
+      Command kernel = nccl_command(i, op, entry);
+      kernel.group = entry->id;
+      host_call(i, cost, "ncclCollective", {std::move(kernel)});
       return;
     }
-    host_call(i, cost, "ncclCollective", {only(op, sm, [this, i, entry](sim::Duration launch) {
-                StreamRun& s = stream(i);
-                entry->streams[static_cast<std::size_t>(s.rank)] = i;
-                collective_data(i, *entry, false);
-                s.collective = entry->run.get();
-                s.collective->join(s.rank, launch);
-                return false;
-              })});
+    Command join = only(op, sm, [this, i, entry](sim::Duration launch) {
+      StreamRun& s = stream(i);
+      entry->streams[static_cast<std::size_t>(s.rank)] = i;
+      collective_data(i, *entry, false);
+      s.collective = entry->run.get();
+      s.collective->join(s.rank, launch);
+      return false;
+    });
+    join.group = entry->id;
+    host_call(i, cost, "ncclCollective", {std::move(join)});
   }
 
   // The collective `seen` of stream i's definition: made by the first rank to call it (which
@@ -465,6 +482,7 @@ class Executor {
     } else {
       plan_nccl(op, c, st, e);
     }
+    e.id = static_cast<int>(collective_order_.size());
     Entry* entry = &collectives_.emplace(key, std::move(e)).first->second;
     collective_order_.push_back({entry, stream_name(st)});
     return entry;
@@ -704,8 +722,17 @@ class Executor {
     t.blocked_by = -1;
     std::deque<std::function<void()>> pending = std::move(t.pending);
     t.pending.clear();
-    engine_.schedule_at(t.free, [this, i, begin] {
+    int drained_by = st.step;  // the GPU op the sync waited for last
+    if (device && path_)
+      for (int j : rank_streams_[static_cast<std::size_t>(st.rank)]) {
+        const int q = stream(j).step;
+        if (q >= 0 && (drained_by < 0 || (*path_)[static_cast<std::size_t>(q)].end >
+                                             (*path_)[static_cast<std::size_t>(drained_by)].end))
+          drained_by = q;
+      }
+    engine_.schedule_at(t.free, [this, i, begin, drained_by] {
       trace_host(i, "synchronize", begin);
+      record_call(i, "synchronize", begin, drained_by);
       issue(i);
     });
     for (auto& f : pending) f();
@@ -734,7 +761,11 @@ class Executor {
       st.running = c.op;
       if (c.host) check_->acquire(st.agent, *c.host);
       began_[static_cast<std::size_t>(i)] = engine_.now();
-      if (c.start(launch)) st.running = nullptr;
+      record_gpu_step(i, c);
+      if (c.start(launch)) {
+        st.running = nullptr;
+        end_step(i, {});
+      }
     }
     if (st.running != nullptr) return;
     for (int j : rank_streams_[static_cast<std::size_t>(st.rank)]) check_sync(j);
@@ -829,6 +860,7 @@ class Executor {
   // `label` names the op's slice on the stream's track; it must outlive the run.
   void op_done(int i, std::string_view label) {
     trace_slice(i, label);
+    end_step(i, label);
     stream(i).running = nullptr;
     run_gpu(i);
   }
@@ -856,6 +888,65 @@ class Executor {
     return st.calling ? st.calling->where : sim::SourceLocation{};
   }
   static std::string ordinal(int n) { return fmt::format("collective #{}", n); }
+
+  // ---- The critical path's steps (critical_path.hpp), when the run records them.
+
+  // A host call of stream i that began at `begin` and returns now; returns its step (or -1).
+  int record_call(int i, std::string_view label, sim::Time begin, int cause) {
+    if (!path_) return -1;
+    StreamRun& st = stream(i);
+    HostThread& t = threads_[static_cast<std::size_t>(st.thread)];
+    Step s;
+    s.host = true;
+    s.rank = st.rank;
+    s.thread = static_cast<int>(t.id);
+    s.where = stream_name(st);
+    s.what = label;
+    s.begin = begin;
+    s.end = engine_.now();
+    s.prev = t.last_call;
+    s.call = st.last_call;
+    s.cause = cause;
+    path_->push_back(s);
+    t.last_call = st.last_call = static_cast<int>(path_->size()) - 1;
+    return t.last_call;
+  }
+
+  void record_gpu_step(int i, const Command& c) {
+    if (!path_) return;
+    StreamRun& st = stream(i);
+    Step s;
+    s.rank = st.rank;
+    s.where = stream_name(st);
+    s.what = op_name(*c.op);
+    s.begin = engine_.now();
+    s.prev = st.step;
+    s.call = c.call;
+    s.group = c.group;
+    path_->push_back(s);
+    st.step = static_cast<int>(path_->size()) - 1;
+  }
+
+  // Stream i's GPU op ends now; `label`, when given, names it (a kernel's name).
+  void end_step(int i, std::string_view label) {
+    if (!path_ || stream(i).step < 0) return;
+    Step& s = (*path_)[static_cast<std::size_t>(stream(i).step)];
+    s.end = engine_.now();
+    if (!label.empty()) s.what = label;
+  }
+
+  static std::string_view op_name(const Op& op) {
+    return std::visit(
+        [](const auto& what) -> std::string_view {
+          using T = std::decay_t<decltype(what)>;
+          if constexpr (std::is_same_v<T, RecordOp>) return "record";
+          if constexpr (std::is_same_v<T, WaitOp>) return "wait";
+          if constexpr (std::is_same_v<T, MemcpyOp>) return "memcpy";
+          if constexpr (std::is_same_v<T, CollectiveOp>) return "collective";
+          return "launch";
+        },
+        op.what);
+  }
 
   void trace_slice(int i, std::string_view label) {
     sim::TraceSink* trace = engine_.trace();
@@ -897,7 +988,8 @@ class Executor {
   std::vector<KernelResult> kernel_results_;
   std::vector<EventResult> event_results_;
   std::uint64_t copy_hint_ = 0;
-  std::unique_ptr<DataCheck> check_;  // `mgsim check`'s, when the run is checked
+  std::unique_ptr<DataCheck> check_;       // `mgsim check`'s, when the run is checked
+  std::optional<std::vector<Step>> path_;  // the critical path's steps, when recorded
 };
 
 }  // namespace

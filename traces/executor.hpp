@@ -37,6 +37,7 @@
 #include "sim/fluid.hpp"
 #include "sim/units.hpp"
 #include "traces/collective.hpp"
+#include "traces/critical_path.hpp"
 #include "traces/data_check.hpp"
 #include "traces/kernel_exec.hpp"
 #include "traces/schedule.hpp"
@@ -119,15 +120,17 @@ struct RunResult {
   std::vector<BlockedStream> blocked;         // non-empty: the schedule deadlocked
   sim::Time end;                              // the last event
   std::uint64_t events = 0;
-  std::optional<CheckResult> check;  // when the run was checked
-  std::vector<ClockResult> clocks;   // by rank, for governed GPUs
+  std::optional<CheckResult> check;     // when the run was checked
+  std::vector<ClockResult> clocks;      // by rank, for governed GPUs
+  std::vector<PathStep> critical_path;  // when asked and the run finished
 };
 
 // How a run goes, besides its inputs.
 struct ExecuteOptions {
   CollectiveTransport transport = CollectiveTransport::sm_copies;  // moves the collectives' bytes
   std::int64_t max_ops = OpBudget::kDefaultLimit;                  // the run's op budget
-  bool check = false;  // the data check follows the run (traces/data_check.hpp): run.check
+  bool check = false;          // the data check follows the run (traces/data_check.hpp): run.check
+  bool critical_path = false;  // run.critical_path (traces/critical_path.hpp)
 };
 
 // `params` from param_values(). The world is the schedule's `world` or the fabric's GPU count;

@@ -333,6 +333,36 @@ std::string heatmap(const RunTraceRecorder& trace, sim::Time end) {
   return svg + "</svg>";
 }
 
+// The critical path: where its time went, then its steps (the first 200).
+std::string critical_path_html(const RunResult& run) {
+  const std::vector<PathStep>& path = run.critical_path;
+  if (path.empty()) return "<p>Not recorded (the run deadlocked).</p>";
+  const double total = std::max(1.0, static_cast<double>(run.end.picoseconds()));
+  std::string html =
+      "<p>The chain of ops that set the end time (traces/critical_path.hpp): each held it from "
+      "when the step before it finished to its own end.</p>\n<table class=\"rows\"><tr><th>held "
+      "(us)</th><th>share</th><th>steps</th><th>where</th><th>what</th></tr>";
+  for (const PathShare& s : path_shares(path))
+    html += fmt::format(
+        "<tr><td>{:.3f}</td><td>{:.1f} %</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        s.held.microseconds(), 100.0 * static_cast<double>(s.held.picoseconds()) / total, s.steps,
+        html_escape(s.place), html_escape(s.what));
+  html +=
+      "</table>\n<h3>Steps</h3>\n<table class=\"rows path\"><tr><th>from (us)</th><th>to "
+      "(us)</th><th>where</th><th>what</th></tr>";
+  constexpr std::size_t kShown = 200;
+  for (std::size_t i = 0; i < path.size() && i < kShown; ++i)
+    html += fmt::format("<tr><td>{:.3f}</td><td>{:.3f}</td><td>{}</td><td>{}</td></tr>",
+                        path[i].begin.since_start().microseconds(),
+                        path[i].end.since_start().microseconds(), html_escape(step_place(path[i])),
+                        html_escape(step_label(path[i])));
+  html += "</table>";
+  if (path.size() > kShown)
+    html += fmt::format("<p>{} more steps (mgsim run --json lists them all).</p>",
+                        path.size() - kShown);
+  return html;
+}
+
 std::string roofline_bars(const Result& run) {
   const Roofline& r = run.roofline;
   const std::size_t shown = std::min<std::size_t>(r.terms.size(), 12);
@@ -376,12 +406,11 @@ std::string run_report_html(const std::string& title, const Result& run,
       "SMs).</p>\n{6}\n<h2>Utilisation over time</h2>\n<p>Each row's rate against its own peak "
       "(darker: busier).</p>\n{7}\n<h2>Roofline</h2>\n<p>The time each unit group needs at full "
       "rate for what it carried, against the run's time.</p>\n{8}\n<h2>What mgsim run "
-      "printed</h2>\n<pre>{9}</pre>\n<h2>Critical path</h2>\n<p>Not yet in the report.</p>\n"
-      "</body></html>\n",
+      "printed</h2>\n<pre>{9}</pre>\n<h2>Critical path</h2>\n{10}\n</body></html>\n",
       html_escape(title), kStyle, run.run.end.since_start().microseconds(), r.bound.microseconds(),
       html_escape(b ? b->group : "nothing carried"), 100 * r.fraction(),
       timeline(trace, run.run.end), heatmap(trace, run.run.end), roofline_bars(run),
-      html_escape(text));
+      html_escape(text), critical_path_html(run.run));
 }
 
 }  // namespace mgsim::traces

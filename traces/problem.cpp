@@ -137,7 +137,7 @@ Evaluation evaluate(const Problem& p, std::size_t shape, const Schedule& schedul
           fmt::format("'{}' is a param of problem '{}': its shape sets it", d.first, p.name));
     all.push_back(d);
   }
-  Run run = run_one(schedule, all, machine, nullptr, limits, true);
+  Run run = run_one(schedule, all, machine, nullptr, limits, {.check = true});
   const int world = run.result.run.world;
   env[static_cast<std::size_t>(p.world_slot)] = world;
   out.flops = p.flops.eval(env);

@@ -22,7 +22,7 @@ std::string params_text(const Overrides& params, std::string_view sep) {
   return fmt::format("{}", fmt::join(p, sep));
 }
 
-std::string single_run_text(const Run& run, std::size_t top) {
+std::string single_run_text(const Run& run, std::size_t top, bool critical_path) {
   std::string out;
   if (!run.params.empty()) out += fmt::format("params: {}\n", params_text(run.params, " "));
   const RunResult& r = run.result.run;
@@ -43,7 +43,19 @@ std::string single_run_text(const Run& run, std::size_t top) {
         static_cast<double>(c.min_clock.hertz()) * 1e-6,
         static_cast<double>(c.max_clock.hertz()) * 1e-6, c.energy_joules);
   }
-  return out + roofline_summary(run.result.roofline, top);
+  out += roofline_summary(run.result.roofline, top);
+  const std::vector<PathStep>& path = r.critical_path;
+  if (!critical_path || path.empty()) return out;
+  const double total = std::max(1.0, static_cast<double>(r.end.picoseconds()));
+  const std::vector<PathShare> shares = path_shares(path);
+  out += fmt::format("critical path: {} steps; where its time went (top {} of {}):\n", path.size(),
+                     std::min(top, shares.size()), shares.size());
+  for (std::size_t i = 0; i < shares.size() && i < top; ++i)
+    out += fmt::format("  {:>14.3f} us {:>6.1f} %  {:>6} x  {:<24} {}\n",
+                       shares[i].held.microseconds(),
+                       100.0 * static_cast<double>(shares[i].held.picoseconds()) / total,
+                       shares[i].steps, shares[i].place, shares[i].what);
+  return out;
 }
 
 // One row per point: what changed, what it took, and where the bound is.
@@ -94,6 +106,39 @@ std::string nccl_table(const std::vector<Run>& runs) {
   return out;
 }
 
+// A run's clocks (power-governed GPUs) and critical path (when recorded), as two arrays.
+void power_and_path_json(sim::JsonWriter& w, const RunResult& r) {
+  w.key("critical_path").array();
+  for (const PathStep& p : r.critical_path)
+    w.object()
+        .key("place")
+        .value(step_place(p))
+        .key("what")
+        .value(step_label(p))
+        .key("begin_ps")
+        .value(p.begin.picoseconds())
+        .key("end_ps")
+        .value(p.end.picoseconds())
+        .end();
+  w.end().key("clocks").array();
+  for (const ClockResult& c : r.clocks)
+    w.object()
+        .key("rank")
+        .value(c.rank)
+        .key("min_clock_hz")
+        .value(c.min_clock.hertz())
+        .key("mean_clock_hz")
+        .value(c.mean_clock.hertz())
+        .key("capped_ps")
+        .value(c.capped.picoseconds())
+        .key("busy_ps")
+        .value(c.busy.picoseconds())
+        .key("energy_j")
+        .value(c.energy_joules, 6)
+        .end();
+  w.end();
+}
+
 }  // namespace
 
 CollectiveRow collective_row(const CollectiveResult& c) {
@@ -118,12 +163,12 @@ CollectiveRow collective_row(const CollectiveResult& c) {
 }
 
 std::string runs_text(const ReportHeader& h, const std::vector<Run>& runs, std::size_t top,
-                      bool collective_table) {
+                      bool collective_table, bool critical_path) {
   MGSIM_CHECK(!runs.empty() && h.machine, "a report needs a machine and at least one run");
   const topologies::Topology& topo = h.machine->topology();
   std::string out = fmt::format("schedule {} on {} ({} GPUs, hw {})\n", h.schedule, topo.name,
                                 topo.gpu_count(), h.machine->hardware().name);
-  if (runs.size() == 1) out += single_run_text(runs.front(), top);
+  if (runs.size() == 1) out += single_run_text(runs.front(), top, critical_path);
   if (collective_table) return out + nccl_table(runs);
   if (runs.size() > 1) out += sweep_text(runs);
   return out;
@@ -189,23 +234,9 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
           .value(c.channels)
           .end();
     }
-    w.end().key("clocks").array();
-    for (const ClockResult& c : r.clocks)
-      w.object()
-          .key("rank")
-          .value(c.rank)
-          .key("min_clock_hz")
-          .value(c.min_clock.hertz())
-          .key("mean_clock_hz")
-          .value(c.mean_clock.hertz())
-          .key("capped_ps")
-          .value(c.capped.picoseconds())
-          .key("busy_ps")
-          .value(c.busy.picoseconds())
-          .key("energy_j")
-          .value(c.energy_joules, 6)
-          .end();
-    w.end().key("kernels").array();
+    w.end();
+    power_and_path_json(w, r);
+    w.key("kernels").array();
     for (const KernelResult& k : r.kernels) {
       w.object()
           .key("rank")

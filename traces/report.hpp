@@ -36,9 +36,10 @@ struct ReportHeader {
 // `mgsim run`'s text: a header; for a single run its params, the time per rank and stream, the
 // total and the roofline summary (the `top` most utilised unit groups); for a sweep one row per
 // point (params, total, bound, fraction, bottleneck), or, when `collective_table` holds (the
-// schedule is one collective), the nccl-tests table.
+// schedule is one collective), the nccl-tests table. With `critical_path`, a single run's
+// critical path (where its time went, the `top` largest shares) when it was recorded.
 std::string runs_text(const ReportHeader& h, const std::vector<Run>& runs, std::size_t top,
-                      bool collective_table);
+                      bool collective_table, bool critical_path = false);
 
 // `mgsim run --json`: {"schedule", "topology", "hw", "runs": [{"params", "world", "end_ps",
 // "streams", "collectives", "kernels" (each launch, with "roles": when each role ran over its

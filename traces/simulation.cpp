@@ -97,7 +97,7 @@ Limits parse_limits(const sim::Node& node, Limits base) {
 }
 
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
-                sim::TraceSink* trace, const Limits& limits, bool check) {
+                sim::TraceSink* trace, const Limits& limits, Recording record) {
   sim::Engine engine;
   if (trace) engine.set_trace(trace);
   guard(engine, limits, schedule.file);
@@ -108,8 +108,9 @@ Result simulate(const Schedule& schedule, const Env& params, const Machine& mach
   register_fabric(catalog, fabric, machine.topology());
   Result out;
   try {
-    out.run = execute(schedule, params, engine, net, interconnect, machine.hardware(), &catalog,
-                      {CollectiveTransport::sm_copies, limits.max_ops, check});
+    out.run = execute(
+        schedule, params, engine, net, interconnect, machine.hardware(), &catalog,
+        {CollectiveTransport::sm_copies, limits.max_ops, record.check, record.critical_path});
   } catch (const sim::ClockOverflow& e) {
     throw sim::LimitError({schedule.file, 0, 0}, e.what());
   }
@@ -140,23 +141,23 @@ std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& d
 }
 
 Run run_one(const Schedule& schedule, const Overrides& defines, const Machine& machine,
-            sim::TraceSink* trace, const Limits& limits, bool check) {
+            sim::TraceSink* trace, const Limits& limits, Recording record) {
   const Env params = param_values(schedule, defines);
   Run run;
   for (std::size_t p = 0; p < schedule.params.size(); ++p)
     run.params.emplace_back(schedule.params[p].name, std::to_string(params[p]));
-  run.result = simulate(schedule, params, machine, trace, limits, check);
+  run.result = simulate(schedule, params, machine, trace, limits, record);
   return run;
 }
 
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
-                            sim::TraceSink* trace, const Limits& limits, bool check) {
+                            sim::TraceSink* trace, const Limits& limits, Recording record) {
   const std::vector<Overrides> points = sweep_points(schedule, defines, sweep);
   std::vector<Run> runs;
   for (std::size_t i = 0; i < points.size(); ++i) {
     runs.push_back(run_one(schedule, points[i], machine, i + 1 == points.size() ? trace : nullptr,
-                           limits, check));
+                           limits, record));
     if (runs.back().result.deadlocked()) break;
   }
   return runs;

@@ -75,6 +75,12 @@ struct Limits {
 // `base`. ConfigError for an unknown key or a malformed value.
 Limits parse_limits(const sim::Node& node, Limits base);
 
+// What a run records beside its times, each only when asked (they cost time and memory).
+struct Recording {
+  bool check = false;          // the data check (traces/data_check.hpp): run.check
+  bool critical_path = false;  // run.critical_path (traces/critical_path.hpp)
+};
+
 struct Result {
   RunResult run;      // times per rank and stream, collectives, blocked streams, events
   Roofline roofline;  // elapsed = run.end
@@ -82,10 +88,10 @@ struct Result {
 };
 
 // Runs `schedule` with `params` (param_values()) on `machine` within `limits`. `trace`, if set,
-// receives the run's slices and counters; with `check`, the run is followed by the data check
-// (traces/data_check.hpp) and its result is in run.check. Throws what execute() throws.
+// receives the run's slices and counters; `record` says what else the run records (Recording).
+// Throws what execute() throws.
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
-                sim::TraceSink* trace = nullptr, const Limits& limits = {}, bool check = false);
+                sim::TraceSink* trace = nullptr, const Limits& limits = {}, Recording record = {});
 
 // (name, value) pairs as written after -D, with units allowed ("SIZE", "64MiB").
 using Overrides = std::vector<std::pair<std::string, std::string>>;
@@ -98,7 +104,7 @@ struct Run {
 
 // One run of `schedule` with its params set by `defines` (the schedule's own sweep ignored).
 Run run_one(const Schedule& schedule, const Overrides& defines, const Machine& machine,
-            sim::TraceSink* trace = nullptr, const Limits& limits = {}, bool check = false);
+            sim::TraceSink* trace = nullptr, const Limits& limits = {}, Recording record = {});
 
 // The param settings a run visits: one per value of the sweep, or one when there is none.
 // `sweep` (from the command line) replaces the schedule's own. `defines` always win: a define of
@@ -118,6 +124,6 @@ void keep_freed_memory();
 std::vector<Run> run_points(const Schedule& schedule, const Overrides& defines,
                             const std::optional<Sweep>& sweep, const Machine& machine,
                             sim::TraceSink* trace = nullptr, const Limits& limits = {},
-                            bool check = false);
+                            Recording record = {});
 
 }  // namespace mgsim::traces

@@ -45,10 +45,13 @@ timeout 60 "$chromium" $flags --dump-dom "file://$dir/run.html" > "$dir/dom.html
   fail "chromium --dump-dom (run): rc $?"
 grep -q "CONSOLE" "$dir/log" && fail "console messages: $(grep CONSOLE "$dir/log")"
 for what in '<svg class="timeline"' '<svg class="heatmap"' '<svg class="roofline"' \
-  '<rect class="busy"' '<rect class="cell"' '<rect class="term"'; do
+  '<rect class="busy"' '<rect class="cell"' '<rect class="term"' '<table class="rows path"'; do
   grep -q "$what" "$dir/dom.html" || fail "no $what in the run's report"
 done
 grep -q "total: 310.047600 us" "$dir/dom.html" || fail "the run's text is not in its report"
+grep -q "critical path" "$dir/out.txt" && fail "--report alone printed the critical path"
+"$mgsim" run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 --critical-path |
+  grep -qE "^critical path: [0-9]+ steps" || fail "--critical-path printed no critical path"
 # shellcheck disable=SC2086
 timeout 60 "$chromium" $flags --window-size=1400,2400 --screenshot="$dir/run.png" \
   "file://$dir/run.html" > /dev/null 2>&1 || fail "screenshot (run) rc $?"

@@ -85,11 +85,12 @@ inline void gemm_bf16(cublasHandle_t h, cudaStream_t stream, int M, int N, int K
 struct GemmRef {
   size_t K;
   uint32_t seed_a, seed_b;
+  float (*round)(float) = host_bf16_round;  // the operands' type, as the fill rounded them
   double at(size_t i, size_t j) const {
     double acc = 0;
     for (size_t k = 0; k < K; ++k)
-      acc += double(host_bf16_round(hash_unit(i * K + k, seed_a))) *
-             double(host_bf16_round(hash_unit(j * K + k, seed_b)));
+      acc +=
+          double(round(hash_unit(i * K + k, seed_a))) * double(round(hash_unit(j * K + k, seed_b)));
     return acc;
   }
 };

@@ -16,10 +16,20 @@
 // checked); and one GEMM with the copy kernel on CTAs of a second stream beside it (both
 // throughputs recorded). Nothing changes clocks or power limits.
 //
+// power_fp8.csv (`--fp8`, instead of the cases above): bf16 (cuBLAS) against fp8 e4m3 GEMMs
+// (cuBLASLt, bf16 out, fp32 accumulate, no fast accumulation, unit scales) of the same shapes,
+// each from a cool start (after kIdleSeconds, up to kCoolOps back to back within about 20 ms:
+// the boost clock) and
+// sustained as above, and fp8 on fewer SMs (below the cap): what fp8 costs in power per flop,
+// and the clock it then gets.
+//
 // power_ramp.csv (`--ramp`, instead of the cases above): how fast the clock comes down. After
 // kIdleSeconds of idle, one shape's GEMMs run back to back for kRampMs with an event between every
 // two, so each GEMM's time from a cool start is known (NVML refreshes its readings only every ~100
 // ms, too slowly for this).
+#include <cublasLt.h>
+#include <cuda_fp8.h>
+
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -40,6 +50,73 @@ constexpr double kIdleSeconds = 2.0;
 constexpr int kSampleMs = 10;
 constexpr size_t kCopyBytes = size_t(1) << 30;
 constexpr double kRampMs = 1000;
+constexpr int kCoolOps = 8;
+constexpr size_t kLtWorkspace = size_t(32) << 20;
+
+using fp8 = __nv_fp8_e4m3;
+
+__global__ void fill_fp8_kernel(fp8* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    p[i] = fp8(hash_unit(i, seed));
+}
+
+// The logical A[rows x cols] (contiguous) as e4m3, element i = hash(i, seed) as fill_bf16's.
+void fill_fp8(void* p, size_t rows, size_t cols, uint32_t seed) {
+  fill_fp8_kernel<<<2048, 256>>>(static_cast<fp8*>(p), rows * cols, seed);
+  LAUNCH_CHECK();
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+float host_fp8_round(float f) { return float(fp8(f)); }
+
+#define LT_CHECK(call) CUBLAS_CHECK(call)
+
+// C[M x N] bf16 = A[M x K] * B[N x K]^T with A, B e4m3 (cuBLASLt's "TN" layout, the one fp8
+// needs: column-major C^T = B^T' * A with B transposed), fp32 accumulate, alpha 1, beta 0.
+class Fp8Gemm {
+ public:
+  Fp8Gemm(cublasLtHandle_t lt, int m, int n, int k, void* workspace) : lt_(lt), ws_(workspace) {
+    LT_CHECK(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    LT_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn));
+    LT_CHECK(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, k, n, k));
+    LT_CHECK(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, k, m, k));
+    LT_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_16BF, n, m, n));
+    cublasLtMatmulPreference_t pref;
+    LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                  &kLtWorkspace, sizeof kLtWorkspace));
+    int found = 0;
+    LT_CHECK(cublasLtMatmulAlgoGetHeuristic(lt_, desc_, a_, b_, c_, c_, pref, 1, &algo_, &found));
+    LT_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+    if (found == 0) {
+      std::fprintf(stderr, "cuBLASLt has no fp8 algorithm for %d x %d x %d\n", m, n, k);
+      std::exit(2);
+    }
+  }
+  ~Fp8Gemm() {
+    cublasLtMatrixLayoutDestroy(a_);
+    cublasLtMatrixLayoutDestroy(b_);
+    cublasLtMatrixLayoutDestroy(c_);
+    cublasLtMatmulDescDestroy(desc_);
+  }
+  Fp8Gemm(const Fp8Gemm&) = delete;
+  Fp8Gemm& operator=(const Fp8Gemm&) = delete;
+  void run(cudaStream_t s, const void* A, const void* B, bf16* C) const {
+    const float one = 1.0f, zero = 0.0f;
+    LT_CHECK(cublasLtMatmul(lt_, desc_, &one, B, a_, A, b_, &zero, C, c_, C, c_, &algo_.algo, ws_,
+                            kLtWorkspace, s));
+  }
+
+ private:
+  cublasLtHandle_t lt_;
+  void* ws_;
+  cublasLtMatmulDesc_t desc_{};
+  cublasLtMatrixLayout_t a_{}, b_{}, c_{};
+  cublasLtMatmulHeuristicResult_t algo_{};
+};
 
 __global__ void copy_kernel(const int4* __restrict__ src, int4* __restrict__ dst, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
@@ -250,16 +327,23 @@ static int run_ramp(int argc, char** argv) {
   return 0;
 }
 
-static int run_cases(int argc, char** argv) {
+// `fp8`: power_fp8.csv's cases instead of power.csv's.
+static int run_cases(int argc, char** argv, bool fp8) {
   cublasHandle_t h;
   CUBLAS_CHECK(cublasCreate(&h));
+  cublasLtHandle_t lt;
+  LT_CHECK(cublasLtCreate(&lt));
+  void* lt_workspace = device_alloc(kDev, kLtWorkspace);
   cudaStream_t s0, s1;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
   CUDA_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
   Nvml nvml;
-  Csv csv(argc, argv, "power.csv",
-          "Sustained work on GPU 0 (cuBLAS bf16 GEMMs, an HBM copy kernel, both): throughput, "
-          "board power and clocks in the steady window",
+  Csv csv(argc, argv, fp8 ? "power_fp8.csv" : "power.csv",
+          fp8 ? "bf16 and fp8 GEMMs on GPU 0, from a cool start (cool rows: up to kCoolOps back to "
+                "back "
+                "after 2 s idle) and sustained (steady window): throughput, board power and clocks"
+              : "Sustained work on GPU 0 (cuBLAS bf16 GEMMs, an HBM copy kernel, both): "
+                "throughput, board power and clocks in the steady window",
           {kDev},
           {{"cublas_version", cublas_version_string(h)},
            {"power_limit_w", std::to_string(nvml.power_limit_w(kDev))},
@@ -267,12 +351,16 @@ static int run_cases(int argc, char** argv) {
            {"settle_seconds", std::to_string(kSettleSeconds)},
            {"sample_ms", std::to_string(kSampleMs)},
            {"copy_bytes", std::to_string(kCopyBytes)},
-           {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, bf16 in/out, TN"}},
+           {"cool_ops", std::to_string(kCoolOps)},
+           {"api",
+            "bf16: cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, bf16 in/out, TN; "
+            "fp8: cublasLtMatmul e4m3 x e4m3 -> bf16, CUBLAS_COMPUTE_32F, TN, unit scales, "
+            "fast accumulation off, 32 MiB workspace, the first heuristic"}},
           "case,m,n,k,dtype,gemm_sms,copy_ctas,gemm_ops,gemm_us_per_op,gemm_tflops,copy_ops,"
           "copy_us_per_op,copy_gbps,steady_s,power_w_energy,power_w_median,sm_mhz_median,"
           "sm_mhz_p10,sm_mhz_p90,sm_mhz_min,sm_mhz_max,mem_mhz_median,temp_c_max,reasons_or,"
           "samples,ok");
-  Csv trace(argc, argv, "power_trace.csv",
+  Csv trace(argc, argv, fp8 ? "power_fp8_trace.csv" : "power_trace.csv",
             "NVML samples during each case of power.csv (t from the case's start)", {kDev}, {},
             "case,t_ms,power_w,sm_mhz,mem_mhz,temp_c,reasons");
   Sampler sampler(nvml);
@@ -290,8 +378,8 @@ static int run_cases(int argc, char** argv) {
   int sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, kDev));
 
-  auto report = [&](const char* name, int m, int n, int k, int gemm_sms, int copy_ctas,
-                    const Work* gemm, const Work* copy, const Window& win, int ok) {
+  auto report = [&](const char* name, const char* dtype, int m, int n, int k, int gemm_sms,
+                    int copy_ctas, const Work* gemm, const Work* copy, const Window& win, int ok) {
     std::vector<Sample> all = sampler.take();
     std::vector<double> power, sm, mem;
     long temp = -1;
@@ -313,7 +401,7 @@ static int run_cases(int argc, char** argv) {
     csv.row(
         "%s,%d,%d,%d,%s,%d,%d,%ld,%.3f,%.1f,%ld,%.3f,%.1f,%.3f,%.1f,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,"
         "%.0f,%ld,0x%llx,%zu,%d",
-        name, m, n, k, gemm ? "bf16" : "-", gemm_sms, copy_ctas, gemm ? gemm->ops : 0L, g_us,
+        name, m, n, k, gemm ? dtype : "-", gemm_sms, copy_ctas, gemm ? gemm->ops : 0L, g_us,
         g_us > 0 ? flop / g_us * 1e-6 : 0.0, copy ? copy->ops : 0L, c_us,
         c_us > 0 ? 2.0 * kCopyBytes / c_us * 1e-3 : 0.0, win.seconds,
         win.energy_mj >= 0 ? win.energy_mj * 1e-3 / win.seconds : -1.0, p.median, c.median, c.p10,
@@ -332,13 +420,20 @@ static int run_cases(int argc, char** argv) {
     win.seconds = (wall_us() - t0) * 1e-6;
     const long long e1 = nvml.energy_mj(kDev);
     win.energy_mj = e0 >= 0 && e1 >= 0 ? e1 - e0 : -1;
-    report("idle", 0, 0, 0, 0, 0, nullptr, nullptr, win, 1);
+    report("idle", "-", 0, 0, 0, 0, 0, nullptr, nullptr, win, 1);
   }
 
-  auto gemm_work = [&](int m, int n, int k, cudaStream_t s) {
+  std::unique_ptr<Fp8Gemm> lt_gemm;  // the fp8 case's plan
+  auto gemm_work = [&](bool use_fp8, int m, int n, int k, cudaStream_t s) {
     Work w;
     w.stream = s;
-    w.enqueue = [=] { gemm_bf16(h, s, m, n, k, A, B, C, n); };
+    if (use_fp8) {
+      lt_gemm = std::make_unique<Fp8Gemm>(lt, m, n, k, lt_workspace);
+      const Fp8Gemm* plan = lt_gemm.get();
+      w.enqueue = [=] { plan->run(s, A, B, C); };
+    } else {
+      w.enqueue = [=] { gemm_bf16(h, s, m, n, k, A, B, C, n); };
+    }
     return w;
   };
   auto copy_work = [&](int ctas, cudaStream_t s) {
@@ -362,11 +457,19 @@ static int run_cases(int argc, char** argv) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
 
   // gemm_sms < sms: blockers hold the other SMs for the whole case (and its batch sizing).
-  auto gemm_case = [&](const char* name, int m, int n, int k, int gemm_sms, int copy_ctas) {
+  // `cool`: kCoolOps GEMMs back to back after the idle instead of the sustained window.
+  auto gemm_case = [&](const char* name, bool use_fp8, int m, int n, int k, int gemm_sms,
+                       int copy_ctas, bool cool = false) {
     const int blockers = sms - gemm_sms;
     GemmRef ref{size_t(k), 11u + uint32_t(k), 977u + uint32_t(m)};
-    fill_bf16(kDev, A, m, k, 0, 0, k, ref.seed_a);
-    fill_bf16(kDev, B, n, k, 0, 0, k, ref.seed_b);
+    if (use_fp8) {
+      ref.round = host_fp8_round;
+      fill_fp8(A, size_t(m), size_t(k), ref.seed_a);
+      fill_fp8(B, size_t(n), size_t(k), ref.seed_b);
+    } else {
+      fill_bf16(kDev, A, m, k, 0, 0, k, ref.seed_a);
+      fill_bf16(kDev, B, n, k, 0, 0, k, ref.seed_b);
+    }
     poison(kDev, C, size_t(m) * n * sizeof(bf16));
     poison(kDev, dst, kCopyBytes);
     // After the fills (they synchronise the device): nothing below may wait for the blockers.
@@ -376,7 +479,7 @@ static int run_cases(int argc, char** argv) {
       LAUNCH_CHECK();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));  // all resident
     }
-    Work g = gemm_work(m, n, k, s0);
+    Work g = gemm_work(use_fp8, m, n, k, s0);
     g.per_batch = batch_for(s0, g.enqueue);
     Work c = copy_work(copy_ctas > 0 ? copy_ctas : 1, s1);
     if (copy_ctas > 0) c.per_batch = batch_for(s1, c.enqueue);
@@ -386,7 +489,25 @@ static int run_cases(int argc, char** argv) {
     sampler.begin_case();
     std::vector<Work*> work = {&g};
     if (copy_ctas > 0) work.push_back(&c);
-    const Window win = run_for(nvml, work);
+    Window win;
+    if (cool) {  // the mean of at most kCoolOps GEMMs within about 20 ms: the boost clock
+      const int ops = std::min(kCoolOps, std::max(2, g.per_batch));
+      cudaEvent_t ev[2];
+      for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
+      const double t0 = wall_us();
+      CUDA_CHECK(cudaEventRecord(ev[0], s0));
+      for (int i = 0; i < ops; ++i) g.enqueue();
+      CUDA_CHECK(cudaEventRecord(ev[1], s0));
+      CUDA_CHECK(cudaStreamSynchronize(s0));
+      win.seconds = (wall_us() - t0) * 1e-6;
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+      g.ops = ops;
+      g.steady_us = double(ms) * 1e3;
+      for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
+    } else {
+      win = run_for(nvml, work);
+    }
     int ok = 1;
     if (blockers > 0) {
       *release = 1;
@@ -401,15 +522,32 @@ static int run_cases(int argc, char** argv) {
     }
     ok &= check_gemm(kDev, C, m, n, n, 0, 0, ref);
     if (copy_ctas > 0) ok &= report_check(name, count_mismatches(kDev, dst, kCopyBytes, 4242u));
-    report(name, m, n, k, gemm_sms, copy_ctas, &g, copy_ctas > 0 ? &c : nullptr, win, ok);
+    report(name, use_fp8 ? "fp8" : "bf16", m, n, k, gemm_sms, copy_ctas, &g,
+           copy_ctas > 0 ? &c : nullptr, win, ok);
   };
 
-  for (auto [m, n, k] : shapes) gemm_case("gemm", m, n, k, sms, 0);
-  // The 8192^3 GEMM on fewer SMs: power below the cap, and the clock it then keeps.
-  for (int g : {16, 33, 66, 99}) gemm_case("gemm_on_sms", 8192, 8192, 8192, g, 0);
+  if (fp8) {
+    const std::vector<std::tuple<int, int, int>> fp8_shapes = {{8192, 8192, 8192},
+                                                               {4096, 4096, 4096},
+                                                               {2048, 8192, 8192},
+                                                               {8192, 8192, 2048},
+                                                               {16384, 16384, 16384}};
+    for (auto [m, n, k] : fp8_shapes)
+      for (bool f : {false, true}) {
+        gemm_case("cool", f, m, n, k, sms, 0, true);
+        gemm_case("gemm", f, m, n, k, sms, 0);
+      }
+    // fp8 on fewer SMs, below the cap: its power per flop at the boost clock.
+    for (int g : {16, 33, 66}) gemm_case("gemm_on_sms", true, 8192, 8192, 8192, g, 0);
+    gemm_case("gemm_on_sms", false, 8192, 8192, 8192, 33, 0);
+  } else {
+    for (auto [m, n, k] : shapes) gemm_case("gemm", false, m, n, k, sms, 0);
+    // The 8192^3 GEMM on fewer SMs: power below the cap, and the clock it then keeps.
+    for (int g : {16, 33, 66, 99}) gemm_case("gemm_on_sms", false, 8192, 8192, 8192, g, 0);
+  }
 
   // HBM alone: the copy on every SM (4 CTAs of 1024 threads each would not fit; 2 per SM do).
-  {
+  if (!fp8) {
     poison(kDev, dst, kCopyBytes);
     Work c = copy_work(2 * sms, s1);
     c.per_batch = batch_for(s1, c.enqueue);
@@ -418,16 +556,21 @@ static int run_cases(int argc, char** argv) {
     sampler.begin_case();
     const Window win = run_for(nvml, {&c});
     const int ok = report_check("copy", count_mismatches(kDev, dst, kCopyBytes, 4242u));
-    report("copy", 0, 0, 0, 0, 2 * sms, nullptr, &c, win, ok);
+    report("copy", "-", 0, 0, 0, 0, 2 * sms, nullptr, &c, win, ok);
   }
 
   // A GEMM beside the copy on 16 and on 66 CTAs of another stream.
-  gemm_case("gemm_beside_copy", 8192, 8192, 8192, sms, 16);
-  gemm_case("gemm_beside_copy", 8192, 8192, 8192, sms, 66);
+  if (!fp8) {
+    gemm_case("gemm_beside_copy", false, 8192, 8192, 8192, sms, 16);
+    gemm_case("gemm_beside_copy", false, 8192, 8192, 8192, sms, 66);
+  }
 
+  lt_gemm.reset();
   free_gemm_buffers(g);
   CUDA_CHECK(cudaFree(src));
   CUDA_CHECK(cudaFree(dst));
+  CUDA_CHECK(cudaFree(lt_workspace));
+  LT_CHECK(cublasLtDestroy(lt));
   CUBLAS_CHECK(cublasDestroy(h));
   CUDA_CHECK(cudaStreamDestroy(s0));
   CUDA_CHECK(cudaStreamDestroy(s1));
@@ -441,5 +584,7 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaSetDevice(kDev));
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--ramp") == 0) return run_ramp(argc, argv);
-  return run_cases(argc, argv);
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--fp8") == 0) return run_cases(argc, argv, true);
+  return run_cases(argc, argv, false);
 }
