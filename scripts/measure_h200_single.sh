@@ -8,7 +8,8 @@
 #   run(kind="nvidia-h200", timeout_s=600, command="bash scripts/measure_h200_single.sh")
 # Steps: host_api mlp tma_local sync_prims sm_share intra_sm host_api_library (NCCL's other host calls,
 # host_api.cu --library), power, power_ramp and power_fp8 (issue 15: power and clocks under
-# sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained);
+# sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained),
+# memcpy_local (device-local copies by size, and whether they need SMs);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -55,7 +56,7 @@ t0=$SECONDS
 BIN=$REPO/build-cuda-single
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power memcpy_local >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
@@ -80,6 +81,7 @@ step host_api_library 60 "$BIN/host_api" --out . --library
 step power 240 "$BIN/power" --out .
 step power_ramp 120 "$BIN/power" --out . --ramp
 step power_fp8 300 "$BIN/power" --out . --fp8
+step memcpy_local 120 "$BIN/memcpy_local" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

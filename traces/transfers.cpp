@@ -60,10 +60,11 @@ void Transfers::start(int owner, int engine_index, Request req) {
       auto one_done = [pending, shared_finish]() {
         if (--*pending == 0) (*shared_finish)();
       };
-      const sim::ResourceId write_path[] = {ce, hbm};
-      const sim::ResourceId read_path[] = {hbm};
-      net_.start_flow(write_path, req.bytes, std::nullopt, one_done);
-      net_.start_flow(read_path, req.bytes, gpu(owner).spec().copy_engine.bandwidth, one_done);
+      // The engine's own rate is not the limit here (its `bandwidth` is what it reaches over
+      // NVLink): HBM's, shared by the read and the write.
+      const sim::ResourceId path[] = {hbm};
+      net_.start_flow(path, req.bytes, std::nullopt, one_done);
+      net_.start_flow(path, req.bytes, std::nullopt, one_done);
       return;
     }
     path_.clear();

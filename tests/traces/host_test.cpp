@@ -19,13 +19,15 @@ namespace {
 using sim::Duration;
 
 // The H200 preset with round numbers for what these tests time: copies of 1000 B in local HBM
-// take 2 us setup + 500 ns HBM latency + 1000 B / 50 GB/s (20 ns) = 2.52 us on the GPU.
+// take 2 us setup + 500 ns HBM latency + 1000 B read and 1000 B written at 100 GB/s (20 ns) =
+// 2.52 us on the GPU.
 models::HardwareSpec machine() {
   models::HardwareSpec hw = models::load_hardware("h200");
   hw.copy_engine.count = 4;
   hw.copy_engine.bandwidth = sim::Bandwidth::GBps(50);
   hw.copy_engine.setup = Duration::us(2);
   hw.hbm.latency = Duration::ns(500);
+  hw.hbm.bandwidth = sim::Bandwidth::GBps(100);
   hw.host.memcpy = Duration::us(3);
   hw.host.launch = Duration::us(4);
   hw.host.event_record = Duration::us(1);

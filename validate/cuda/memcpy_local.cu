@@ -1,0 +1,152 @@
+// Device-local copies on GPU 0 (memcpy_local.csv, issue 15): cudaMemcpyAsync device to device
+// within one GPU, by size, against a copy kernel on every SM, and whether the memcpy needs SMs.
+//
+// Modes per size (4 KiB ... 1 GiB, x4): `single` (events around one memcpy, after the stream
+// idled: its latency and rate), `back_to_back` (events around `count` memcpys in a row, count so
+// that the run takes about 2 ms or more: the rate, the per-copy cost pipelined), and `kernel`
+// (the same bytes by a copy kernel, 2 CTAs of 1024 threads per SM, 16-byte accesses: what the SMs
+// reach). Then `beside_spinner`: a 64 MiB memcpy enqueued on a second stream while a kernel holds
+// every SM slot (one CTA of 1024 threads and 200 KiB of shared memory per SM, spinning for
+// kSpinMs); its end against the spinner's: a memcpy that needs SMs waits for the spinner, one on
+// a copy engine does not. Every destination is checked after its mode (pattern, word by word).
+#include "kernels.cuh"
+
+using namespace mgbench;
+
+namespace {
+
+constexpr int kDev = 0;
+constexpr uint32_t kSeed = 0xC0FFEEu;
+constexpr size_t kMax = size_t(1) << 30;
+constexpr double kSpinMs = 20;
+
+__global__ void copy16(const int4* __restrict__ src, int4* __restrict__ dst, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    dst[i] = src[i];
+}
+
+// Holds its SM (the shared memory keeps any other CTA off it) until `cycles` have passed.
+__global__ void spinner(long long cycles, unsigned* done) {
+  extern __shared__ unsigned char hold[];
+  if (threadIdx.x == 0) hold[0] = 1;
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+  if (threadIdx.x == 0) atomicAdd(done, 1u);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CUDA_CHECK(cudaSetDevice(kDev));
+  int sms = 0, clock_khz = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, kDev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, kDev));
+  Csv csv(argc, argv, "memcpy_local.csv",
+          "Device-local copies on GPU 0: cudaMemcpyAsync device to device (single, back to back) "
+          "and a copy kernel on every SM, by size; a memcpy beside a kernel holding every SM",
+          {kDev}, {{"gbps", "bytes copied per second (each byte is read and written once)"}},
+          "mode,bytes,count," + stat_cols("us") + ",gbps_median,reps,ok");
+  void* src = device_alloc(kDev, kMax);
+  void* dst = device_alloc(kDev, kMax);
+  fill_pattern(kDev, src, kMax, kSeed);
+  cudaStream_t s, s2;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  EventPair ev(kDev);
+  RepeatOpts o;
+  o.warmup = 2;
+  o.min_reps = 7;
+  o.max_reps = 30;
+  o.budget_ms = 100;
+
+  for (size_t bytes = 4096; bytes <= kMax; bytes *= 4) {
+    auto row = [&](const char* mode, int count, const Stats& st, int ok) {
+      csv.row("%s,%zu,%d,%s,%.1f,%d,%d", mode, bytes, count, stat_vals(st).c_str(),
+              double(bytes) * count / st.median * 1e-3, st.n, ok);
+    };
+    auto check = [&](const char* mode) {
+      const int ok = report_check(mode, count_mismatches(kDev, dst, bytes, kSeed));
+      poison(kDev, dst, bytes);
+      return ok;
+    };
+    poison(kDev, dst, bytes);
+    const Stats single = repeat(
+        [&] {
+          CUDA_CHECK(cudaStreamSynchronize(s));
+          ev.start(s);
+          CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+          ev.stop(s);
+          return ev.elapsed_us();
+        },
+        o);
+    row("single", 1, single, check("single"));
+    const int count = std::max(1, int(2000.0 / std::max(single.median, 0.5)));
+    const Stats b2b = repeat(
+        [&] {
+          ev.start(s);
+          for (int i = 0; i < count; ++i)
+            CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+          ev.stop(s);
+          return ev.elapsed_us();
+        },
+        o);
+    row("back_to_back", count, b2b, check("back_to_back"));
+    const Stats kern = repeat(
+        [&] {
+          ev.start(s);
+          copy16<<<2 * sms, 1024, 0, s>>>(static_cast<const int4*>(src), static_cast<int4*>(dst),
+                                          bytes / 16);
+          LAUNCH_CHECK();
+          ev.stop(s);
+          return ev.elapsed_us();
+        },
+        o);
+    row("kernel", 1, kern, check("kernel"));
+  }
+
+  // A memcpy while every SM is held: does it wait for the SMs?
+  {
+    const size_t bytes = size_t(64) << 20;
+    unsigned* done = static_cast<unsigned*>(device_alloc(kDev, sizeof(unsigned)));
+    CUDA_CHECK(cudaMemset(done, 0, sizeof(unsigned)));
+    CUDA_CHECK(
+        cudaFuncSetAttribute(spinner, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    poison(kDev, dst, bytes);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cudaEvent_t t0, spin_end, copy_end;
+    CUDA_CHECK(cudaEventCreate(&t0));
+    CUDA_CHECK(cudaEventCreate(&spin_end));
+    CUDA_CHECK(cudaEventCreate(&copy_end));
+    const long long cycles = (long long)(kSpinMs * 1e-3 * clock_khz * 1e3);
+    CUDA_CHECK(cudaEventRecord(t0, s));
+    spinner<<<sms, 1024, 200 * 1024, s>>>(cycles, done);
+    LAUNCH_CHECK();
+    CUDA_CHECK(cudaEventRecord(spin_end, s));
+    CUDA_CHECK(cudaStreamWaitEvent(s2, t0, 0));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s2));
+    CUDA_CHECK(cudaEventRecord(copy_end, s2));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    float spin_ms = 0, copy_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&spin_ms, t0, spin_end));
+    CUDA_CHECK(cudaEventElapsedTime(&copy_ms, t0, copy_end));
+    unsigned finished = 0;
+    CUDA_CHECK(cudaMemcpy(&finished, done, sizeof finished, cudaMemcpyDeviceToHost));
+    const int ok = report_check("beside_spinner", count_mismatches(kDev, dst, bytes, kSeed)) &
+                   (finished == unsigned(sms) ? 1 : 0);
+    Stats spin{}, copy{};
+    spin.n = copy.n = 1;
+    spin.median = spin.min = spin.max = spin.p10 = spin.p90 = double(spin_ms) * 1e3;
+    copy.median = copy.min = copy.max = copy.p10 = copy.p90 = double(copy_ms) * 1e3;
+    csv.row("spinner_alone_end,%zu,1,%s,0,1,%d", bytes, stat_vals(spin).c_str(), ok);
+    csv.row("beside_spinner_end,%zu,1,%s,%.1f,1,%d", bytes, stat_vals(copy).c_str(),
+            double(bytes) / copy.median * 1e-3, ok);
+    CUDA_CHECK(cudaFree(done));
+  }
+  CUDA_CHECK(cudaFree(src));
+  CUDA_CHECK(cudaFree(dst));
+  CUDA_CHECK(cudaStreamDestroy(s));
+  CUDA_CHECK(cudaStreamDestroy(s2));
+  return 0;
+}
