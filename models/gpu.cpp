@@ -90,6 +90,8 @@ void Gpu::create_sm_pipes() {
     tensor_.push_back(id);
   }
   fp32_.assign(tensor_.size(), std::nullopt);
+  sfu_.assign(tensor_.size(), std::nullopt);
+  int32_.assign(tensor_.size(), std::nullopt);
   memory_.assign(tensor_.size(), std::nullopt);
 }
 
@@ -124,7 +126,24 @@ void Gpu::set_clock_scale(double scale) {
     const int sm = static_cast<int>(i);
     net_->set_capacity(tensor_[i], math_capacity(sm, Dtype::bf16));
     if (fp32_[i]) net_->set_capacity(*fp32_[i], math_capacity(sm, Dtype::fp32));
+    if (sfu_[i]) net_->set_capacity(*sfu_[i], op_capacity(Pipe::sfu));
+    if (int32_[i]) net_->set_capacity(*int32_[i], op_capacity(Pipe::int32));
   }
+}
+
+sim::Bandwidth Gpu::op_capacity(Pipe p) const {
+  const std::int64_t per_cycle =
+      p == Pipe::sfu ? spec_->sm.sfu_ops_per_cycle : spec_->sm.int32_ops_per_cycle;
+  return sim::Bandwidth::bytes_per_second(std::max<std::int64_t>(
+      1, std::llround(static_cast<double>(per_cycle * spec_->sm.clock.hertz()) * clock_scale_)));
+}
+
+sim::ResourceId Gpu::create_op_pipe(int sm, Pipe p) {
+  const bool sfu = p == Pipe::sfu;
+  const sim::ResourceId id = add(fmt::format("sm{}.{}", sm, sfu ? "sfu" : "int32"), op_capacity(p));
+  net_->set_trace_counter(id, "Gop/s");
+  (sfu ? sfu_ : int32_)[static_cast<std::size_t>(sm)] = id;
+  return id;
 }
 
 sim::Frequency Gpu::sm_clock() const {

@@ -13,6 +13,9 @@
 //                               flops_per_second(bf16) of one SM; amounts are bf16-equivalent flops
 //     sm<s>.fp32                one SM's FP32 pipe, flops_per_second(fp32) (not catalogued: the
 //                               roofline's compute term is the tensor pipes)
+//     sm<s>.sfu, sm<s>.int32    one SM's special-function unit and INT32 pipe, in ops per second
+//                               (sfu_ops_per_cycle, int32_ops_per_cycle x the clock; not
+//                               catalogued)
 //     sm<s>.memory              one SM's traffic beyond L2, sm.memory_rate (not catalogued)
 //     l2 (l2)                   l2.bandwidth
 //     l2.reduce (l2.reduce)     l2.reduction_bandwidth: store-adds' read-modify-writes
@@ -68,6 +71,15 @@ class Gpu {
     if (d != Dtype::fp32) return tensor_[i];
     return fp32_[i] ? *fp32_[i] : create_fp32_pipe(sm);
   }
+  // SM `sm`'s special-function unit (sm.sfu_ops_per_cycle x the clock, in ops) and INT32 pipe
+  // (sm.int32_ops_per_cycle), each on first use; not catalogued (the roofline's compute term is
+  // the tensor pipes). REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count.
+  enum class Pipe { sfu, int32 };
+  sim::ResourceId pipe(int sm, Pipe p) {
+    auto& id = (p == Pipe::sfu ? sfu_ : int32_)[static_cast<std::size_t>(sm)];
+    return id ? *id : create_op_pipe(sm, p);
+  }
+
   // `flops` of `d` in the units of its pipe: bf16-equivalent flops (flops x bf16 rate / d's
   // rate, rounded up) on the tensor pipe, flops on the FP32 pipe.
   sim::Bytes pipe_amount(std::int64_t flops, Dtype d) const {
@@ -121,6 +133,9 @@ class Gpu {
 
  private:
   sim::ResourceId create_fp32_pipe(int sm);
+  sim::ResourceId create_op_pipe(int sm, Pipe p);
+  // The capacity of an SFU or INT32 pipe at the current clock.
+  sim::Bandwidth op_capacity(Pipe p) const;
   // The capacity of SM `sm`'s pipe for `d` with its communication warps' shares taken.
   sim::Bandwidth math_capacity(int sm, Dtype d) const;
   sim::ResourceId create_memory_pipe(int sm);
@@ -140,9 +155,10 @@ class Gpu {
   ResourceCatalog* catalog_;
   std::vector<sim::ResourceId> copy_engines_;
   sim::ResourceId hbm_;
-  std::vector<sim::ResourceId> tensor_;                 // per SM, empty until create_sm_pipes()
-  std::vector<std::optional<sim::ResourceId>> fp32_;    // per SM, each on first use
-  std::vector<std::optional<sim::ResourceId>> memory_;  // per SM, each on first use
+  std::vector<sim::ResourceId> tensor_;               // per SM, empty until create_sm_pipes()
+  std::vector<std::optional<sim::ResourceId>> fp32_;  // per SM, each on first use
+  std::vector<std::optional<sim::ResourceId>> sfu_, int32_;  // per SM, each on first use
+  std::vector<std::optional<sim::ResourceId>> memory_;       // per SM, each on first use
   // Communication warps running per SM, by CommWarp.
   std::vector<std::array<int, 2>> comm_warps_;
   std::optional<sim::ResourceId> l2_, l2_reduce_;

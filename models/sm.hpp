@@ -79,6 +79,8 @@ struct SmSpec {
   std::int64_t flops_per_cycle_fp8 = 8192;   // dense
   std::int64_t flops_per_cycle_tf32 = 2048;  // dense
   std::int64_t flops_per_cycle_fp32 = 256;   // non-tensor: 128 FP32 lanes x 2 flops per FMA
+  std::int64_t sfu_ops_per_cycle = 16;       // special functions (MUFU: ex2, rcp, rsqrt, sin)
+  std::int64_t int32_ops_per_cycle = 64;     // 32-bit integer multiply-adds (IMAD)
   int max_ctas = 32;                         // resident CTA slots per SM
   int max_threads = 2048;                    // resident threads per SM
   int registers = 65536;                     // 32-bit registers per SM

@@ -9,7 +9,8 @@
 # Steps: host_api mlp tma_local sync_prims sm_share intra_sm host_api_library (NCCL's other host calls,
 # host_api.cu --library), power, power_ramp and power_fp8 (issue 15: power and clocks under
 # sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained),
-# memcpy_local (device-local copies by size, and whether they need SMs);
+# memcpy_local (device-local copies by size, and whether they need SMs), sm_pipes (the SFU, FP32
+# and INT32 pipes' rates per SM);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -56,15 +57,15 @@ t0=$SECONDS
 BIN=$REPO/build-cuda-single
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power memcpy_local >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power memcpy_local sm_pipes >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
 # kernels' loads must be 32-, 64- and 128-bit; the sync program's fences are MEMBARs.
 # The FMA loops (sm_share, intra_sm) must be FFMAs executed by every thread.
-for p in tma_local intra_sm mlp sync_prims sm_share; do
+for p in tma_local intra_sm mlp sync_prims sm_share sm_pipes; do
   cuobjdump -sass "$BIN/$p" 2>/dev/null |
-    grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA|HMMA[.A-Z0-9]*" |
+    grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA|HMMA[.A-Z0-9]*|MUFU[.A-Z0-9]*|IMAD[.A-Z0-9]*" |
     sort | uniq -c >"$RES/system/sass_$p.txt"
   echo "--- sass $p"
   cat "$RES/system/sass_$p.txt"
@@ -82,6 +83,7 @@ step power 240 "$BIN/power" --out .
 step power_ramp 120 "$BIN/power" --out . --ramp
 step power_fp8 300 "$BIN/power" --out . --fp8
 step memcpy_local 120 "$BIN/memcpy_local" --out .
+step sm_pipes 60 "$BIN/sm_pipes" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

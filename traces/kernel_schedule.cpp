@@ -316,11 +316,16 @@ class KernelParser {
     sim::MapReader r(node, ComputeOp::kName);
     ComputeOp op;
     if (auto f = r.optional("flops")) op.flops = Expr::parse(*f, scope_);
+    if (auto f = r.optional("sfu")) op.sfu = Expr::parse(*f, scope_);
+    if (auto f = r.optional("int32")) op.int32 = Expr::parse(*f, scope_);
     if (auto c = r.optional("cycles")) op.cycles = Expr::parse(*c, scope_);
+    const bool has_dtype = r.has("dtype");
     op.dtype = parse_dtype(r, models::Dtype::fp32);
     r.finish();
-    if (op.flops.has_value() == op.cycles.has_value())
-      node.fail("compute takes exactly one of 'flops' and 'cycles'");
+    const int given = int(op.flops.has_value()) + int(op.sfu.has_value()) +
+                      int(op.int32.has_value()) + int(op.cycles.has_value());
+    if (given != 1) node.fail("compute takes exactly one of 'flops', 'sfu', 'int32' and 'cycles'");
+    if (has_dtype && !op.flops) node.fail("compute's 'dtype' goes with 'flops' only");
     return op;
   }
 

@@ -143,7 +143,9 @@ struct MmaOp : MmaShape {
 // Exactly one of flops and cycles.
 struct ComputeOp {
   static constexpr const char* kName = "compute";
-  std::optional<Expr> flops, cycles;
+  // Exactly one: flops (of dtype), special-function ops (sfu), integer multiply-adds (int32), or
+  // a fixed number of SM cycles.
+  std::optional<Expr> flops, sfu, int32, cycles;
   models::Dtype dtype = models::Dtype::fp32;
 };
 

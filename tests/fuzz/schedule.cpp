@@ -23,6 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     limits.max_events = 50'000;
     limits.max_wall_seconds = 1;
     limits.max_memory_bytes = std::int64_t{2} << 30;
-    traces::run_one(s, {}, machine(), nullptr, limits, true);
+    traces::run_one(s, {}, machine(), nullptr, limits, {.check = true});
   });
 }

@@ -467,3 +467,42 @@ TEST_CASE("trace: op slices carry their kind, bytes and peer, SM pipes count GFL
   CHECK(rec.counters.count("gpu0/sm0.tensor GFLOP/s") == 1);
   CHECK(rec.counters.count("gpu1/hbm GB/s") == 1);  // the peer load reads rank 1's HBM
 }
+
+TEST_CASE("special-function and integer ops run on their own pipes at their per-cycle rates") {
+  // toy_device: SM clock 1 GHz; sfu_ops_per_cycle 16 and int32_ops_per_cycle 64 (SmSpec's
+  // defaults): 16e6 SFU ops take 1 ms, 64e6 INT32 ops 1 ms, after the 1 us launch.
+  models::HardwareSpec hw = toy_device(4);
+  REQUIRE(hw.sm.sfu_ops_per_cycle == 16);
+  REQUIRE(hw.sm.int32_ops_per_cycle == 64);
+  const auto sfu =
+      run_kernels(one_kernel("4", "      - {name: m, ops: [{compute: {sfu: 16000000}}]}\n"), 1, hw);
+  CHECK(stream_end(sfu.result, 0, "s") == 1'001'000'000);
+  const auto i32 = run_kernels(
+      one_kernel("4", "      - {name: m, ops: [{compute: {int32: 64000000}}]}\n"), 1, hw);
+  CHECK(stream_end(i32.result, 0, "s") == 1'001'000'000);
+  // Two roles of one CTA, one on each pipe, do not slow each other; two SFU roles share theirs.
+  const auto both =
+      run_kernels(one_kernel("4",
+                             "      - {name: a, ops: [{compute: {sfu: 16000000}}]}\n"
+                             "      - {name: b, ops: [{compute: {int32: 64000000}}]}\n"),
+                  1, hw);
+  CHECK(stream_end(both.result, 0, "s") == 1'001'000'000);
+  const auto shared =
+      run_kernels(one_kernel("4",
+                             "      - {name: a, ops: [{compute: {sfu: 16000000}}]}\n"
+                             "      - {name: b, ops: [{compute: {sfu: 16000000}}]}\n"),
+                  1, hw);
+  CHECK(stream_end(shared.result, 0, "s") == 2'001'000'000);
+}
+
+TEST_CASE("compute takes exactly one amount, and dtype only with flops") {
+  const models::HardwareSpec hw = toy_device(4);
+  CHECK_THROWS_WITH(
+      run_kernels(one_kernel("4", "      - {name: m, ops: [{compute: {sfu: 1, int32: 1}}]}\n"), 1,
+                  hw),
+      Catch::Contains("exactly one of 'flops', 'sfu', 'int32' and 'cycles'"));
+  CHECK_THROWS_WITH(
+      run_kernels(one_kernel("4", "      - {name: m, ops: [{compute: {sfu: 1, dtype: bf16}}]}\n"),
+                  1, hw),
+      Catch::Contains("'dtype' goes with 'flops' only"));
+}
