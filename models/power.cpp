@@ -81,7 +81,7 @@ PowerGovernor::Step PowerGovernor::sample(sim::Time until) {
   summary_.busy += until - last_;
   if (x < 1.0) summary_.capped += until - last_;
   summary_.energy_joules += s.power * dt;
-  summary_.clock_seconds += x * dt;
+  clock_seconds_ += x * dt;
   last_ = until;
   flops_seen_ = flops;
   bytes_seen_ = bytes;
@@ -114,6 +114,10 @@ PowerGovernor::Summary PowerGovernor::finish() {
   if (paused_) sample(ended_);
   paused_ = false;
   gpu_.set_clock_scale(1.0);
+  const double busy = seconds(summary_.busy);
+  summary_.mean_clock =
+      sim::Frequency::hz(std::llround(static_cast<double>(gpu_.spec().sm.clock.hertz()) *
+                                      (busy > 0 ? clock_seconds_ / busy : 1.0)));
   return summary_;
 }
 

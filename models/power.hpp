@@ -67,11 +67,11 @@ class PowerGovernor {
 
   // What the clock did, for the run's report.
   struct Summary {
-    sim::Frequency min_clock;  // lowest clock set (sm.clock if never lowered)
-    sim::Duration capped;      // time run below sm.clock
-    sim::Duration busy;        // time in the governor's steps: kernels ran, or paused within one
-    double energy_joules = 0;  // while busy, as modelled
-    double clock_seconds = 0;  // integral of clock / sm.clock over busy time (s)
+    sim::Frequency min_clock;   // lowest clock set (sm.clock if never lowered)
+    sim::Duration capped;       // time run below sm.clock
+    sim::Duration busy;         // time in the governor's steps: kernels ran, or paused within one
+    double energy_joules = 0;   // while busy, as modelled
+    sim::Frequency mean_clock;  // over the busy time (sm.clock if never busy)
   };
   // At the end of a run: the last step folded in, the clock back at sm.clock (the run's
   // roofline is at the hardware's peak), what the clock did.
@@ -101,6 +101,7 @@ class PowerGovernor {
   bool paused_ = false;  // no kernel runs since ended_, within the step due_ ends
   sim::Time ended_;
   Summary summary_;
+  double clock_seconds_ = 0;  // integral of clock / sm.clock over the busy time (s)
 };
 
 }  // namespace mgsim::models

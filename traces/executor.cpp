@@ -192,12 +192,8 @@ class Executor {
     out.world = world_;
     for (std::size_t r = 0; r < governors_.size(); ++r) {
       const models::PowerGovernor::Summary g = governors_[r]->finish();
-      const double busy_s = static_cast<double>(g.busy.picoseconds()) * 1e-12;
-      const double mean = busy_s > 0 ? g.clock_seconds / busy_s : 1.0;
-      out.clocks.push_back(
-          {static_cast<int>(r), hw_.sm.clock, g.min_clock,
-           sim::Frequency::hz(std::llround(static_cast<double>(hw_.sm.clock.hertz()) * mean)),
-           g.capped, g.busy, g.energy_joules});
+      out.clocks.push_back({static_cast<int>(r), hw_.sm.clock, g.min_clock, g.mean_clock, g.capped,
+                            g.busy, g.energy_joules});
     }
     out.kernels = std::move(kernel_results_);
     out.recorded = std::move(event_results_);
