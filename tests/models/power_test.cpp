@@ -145,8 +145,10 @@ TEST_CASE("a short kernel stays at sm.clock and an idle gap lets the average fal
 TEST_CASE("a governor stops sampling when nothing else can happen", "[models][power]") {
   Bench b(PowerStart::idle);
   b.gpu.kernel_started();  // a kernel that never ends (blocked) and moves nothing
-  b.engine.run();          // ends: the governor does not keep the run alive
+  // A governor that kept sampling would still have a step queued after 10 windows.
+  b.engine.run_until(sim::Time::zero() + b.hw.power.window * 10);
   CHECK(b.engine.empty());
+  CHECK(b.engine.events_processed() == 1);  // its first step, which found nothing else queued
 }
 
 }  // namespace

@@ -135,10 +135,8 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemcpy(&finished, done, sizeof finished, cudaMemcpyDeviceToHost));
     const int ok = report_check("beside_spinner", count_mismatches(kDev, dst, bytes, kSeed)) &
                    (finished == unsigned(sms) ? 1 : 0);
-    Stats spin{}, copy{};
-    spin.n = copy.n = 1;
-    spin.median = spin.min = spin.max = spin.p10 = spin.p90 = double(spin_ms) * 1e3;
-    copy.median = copy.min = copy.max = copy.p10 = copy.p90 = double(copy_ms) * 1e3;
+    const Stats spin = summarize({double(spin_ms) * 1e3}),
+                copy = summarize({double(copy_ms) * 1e3});
     csv.row("spinner_alone_end,%zu,1,%s,0,1,%d", bytes, stat_vals(spin).c_str(), ok);
     csv.row("beside_spinner_end,%zu,1,%s,%.1f,1,%d", bytes, stat_vals(copy).c_str(),
             double(bytes) / copy.median * 1e-3, ok);
