@@ -8,9 +8,10 @@
 // (src/enqueue.cc, ncclLaunchPrepare / ncclLaunchFinish) makes the caller's stream wait for its
 // internal stream, launches its kernel on the caller's stream, and makes the internal stream
 // wait for it: per GPU one kernel launch and two stream joins, each an untimed event record and
-// a stream wait, and its other driver calls (`nccl_driver_calls`: cudaGetDevice, cudaSetDevice
-// to the communicator's device and back, cudaStreamGetCaptureInfo, cudaGetFuncBySymbol). NCCL's
-// own CPU work (argument checks, task sorting, its tuning, plan building) is not modelled.
+// a stream wait, and the rest of its host work (`nccl_enqueue`: its other driver calls, such as
+// cudaGetDevice, cudaSetDevice to the communicator's device and back, cudaStreamGetCaptureInfo,
+// cudaGetFuncBySymbol, and its own CPU work: argument checks, task append, group end, plan
+// building, its tuning), measured as one call less those three.
 // A thread that slept (a `sleep` op: idle, unlike a busy `delay`) pays a wake-up on its next API
 // call: wake_1ms after 1 ms of sleep, wake_100ms after 100 ms (wake_cost between and around
 // them); the GPU work that call enqueues starts LaunchSpec::wake_* later too.
@@ -49,8 +50,8 @@ struct HostSpec {
   sim::Duration sync = sim::Duration::us(3);       // GPU work done -> cudaStreamSynchronize returns
   sim::Duration wake_1ms = sim::Duration::zero();  // extra on the first call after 1 ms asleep
   sim::Duration wake_100ms = sim::Duration::zero();  // ... after 100 ms asleep
-  // NCCL's driver calls per GPU and collective beside its launch and stream joins.
-  sim::Duration nccl_driver_calls = sim::Duration::zero();
+  // NCCL's host work per GPU and call beyond its launch and two stream joins.
+  sim::Duration nccl_enqueue = sim::Duration::zero();
 };
 
 }  // namespace mgsim::models

@@ -244,9 +244,9 @@ const std::array kParameters = {
                                          "extra on the first call after 1 ms asleep"),
     param<&H::host, &HostSpec::wake_100ms>("host", "wake_100ms", "s", kRequired,
                                            "extra on the first call after 100 ms asleep"),
-    param<&H::host, &HostSpec::nccl_driver_calls>(
-        "host", "nccl_driver_calls", "s", kRequired,
-        "NCCL's driver calls per GPU and collective beside its launch and joins"),
+    param<&H::host, &HostSpec::nccl_enqueue>(
+        "host", "nccl_enqueue", "s", kRequired,
+        "NCCL's host work per GPU and call beyond its launch and two joins"),
     // sync
     param<&H::sync, &SyncSpec::flag_latency>("sync", "flag_latency", "s", kRequired,
                                              "flag store -> poll sees it, one GPU"),

@@ -10,7 +10,9 @@
 # host_api.cu --library), power, power_ramp and power_fp8 (issue 15: power and clocks under
 # sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained),
 # memcpy_local (device-local copies by size, and whether they need SMs), sm_pipes (the SFU, FP32
-# and INT32 pipes' rates per SM);
+# and INT32 pipes' rates per SM), tensor_pipes (issue 15: wgmma and mma.sync in bf16 and fp8, per
+# SM cycle), nccl_host (issue 10: NCCL's host cost per call on a one-rank communicator, beside the
+# CUDA calls the host model charges for it);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -55,21 +57,36 @@ DMON=$!
 echo "=== build start $(date -u +%H:%M:%S)"
 t0=$SECONDS
 BIN=$REPO/build-cuda-single
+# NCCL from PyTorch's wheel (nccl_host); without it that one program is skipped.
+NCCL_ROOT=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null || true)
+echo "NCCL_ROOT=${NCCL_ROOT:-none}"
+[ -n "$NCCL_ROOT" ] && export NCCL_ROOT LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power memcpy_local sm_pipes >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes nccl_host >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
 # kernels' loads must be 32-, 64- and 128-bit; the sync program's fences are MEMBARs.
 # The FMA loops (sm_share, intra_sm) must be FFMAs executed by every thread.
-for p in tma_local intra_sm mlp sync_prims sm_share sm_pipes; do
+for p in tma_local intra_sm mlp sync_prims sm_share sm_pipes tensor_pipes; do
   cuobjdump -sass "$BIN/$p" 2>/dev/null |
-    grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA|HMMA[.A-Z0-9]*|MUFU[.A-Z0-9]*|IMAD[.A-Z0-9]*" |
+    grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA|[HQ]MMA[.A-Z0-9]*|HGMMA[.A-Za-z0-9]*|MUFU[.A-Z0-9]*|IMAD[.A-Z0-9]*" |
     sort | uniq -c >"$RES/system/sass_$p.txt"
   echo "--- sass $p"
   cat "$RES/system/sass_$p.txt"
 done
+# tensor_pipes: the MMA instructions of each kernel (wgmma -> HGMMA; mma.sync bf16 -> HMMA;
+# mma.sync e4m3 -> QMMA where the GPU has it).
+cuobjdump -sass "$BIN/tensor_pipes" 2>/dev/null |
+  awk '/Function :/ {f=$3} match($0, /[HQ]G?MMA[.A-Za-z0-9]*/) {n[f" "substr($0, RSTART, RLENGTH)]++}
+       END {for (k in n) print n[k], k}' | sort -k2 >"$RES/system/sass_tensor_pipes_by_kernel.txt"
+cat "$RES/system/sass_tensor_pipes_by_kernel.txt"
+# The mma.sync kernels' MMA, unpack (F2FP), FADD and loop instructions: sm_90 runs e4m3
+# mma.sync as f16 HMMAs on unpacked operands.
+cuobjdump -sass "$BIN/tensor_pipes" 2>/dev/null |
+  awk '/Function :/ {print; p = ($3 ~ /mma_kernel/)} p && /MMA|BRA|F2FP|FADD|ISETP/' |
+  sed 's#/\* 0x[0-9a-f]* \*/##; s/ *$//' >"$RES/system/sass_tensor_pipes_mma_sync.txt"
 pack
 
 step host_api 120 "$BIN/host_api" --out .
@@ -84,6 +101,8 @@ step power_ramp 120 "$BIN/power" --out . --ramp
 step power_fp8 300 "$BIN/power" --out . --fp8
 step memcpy_local 120 "$BIN/memcpy_local" --out .
 step sm_pipes 60 "$BIN/sm_pipes" --out .
+step tensor_pipes 60 "$BIN/tensor_pipes" --out .
+step nccl_host 90 "$BIN/nccl_host" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

@@ -411,8 +411,8 @@ class Executor {
 
   // NCCL's calls for one GPU (models/host.hpp): join the caller's stream to NCCL's (an untimed
   // event record and a stream wait), launch the kernel, join back, and (NCCL's kernels, not the
-  // ideal ring) its other driver calls; with copy_engines, the algorithms' idealised transport,
-  // no host cost.
+  // ideal ring) the rest of NCCL's host work; with copy_engines, the algorithms' idealised
+  // transport, no host cost.
   void call(int i, const Op& op, const CollectiveOp& c) {
     StreamRun& st = stream(i);
     const std::int64_t bytes = eval_transfer_bytes(c.bytes, st.env, "collective bytes");
@@ -425,7 +425,7 @@ class Executor {
     const sim::Duration cost =
         !sm ? sim::Duration::zero()
             : hw_.host.launch + (hw_.host.event_record_untimed + hw_.host.stream_wait) * 2 +
-                  (ideal ? sim::Duration::zero() : hw_.host.nccl_driver_calls);
+                  (ideal ? sim::Duration::zero() : hw_.host.nccl_enqueue);
     if (world_ < 2) {  // nothing to exchange with one rank
       host_call(i, cost, "ncclCollective", {});
       return;
