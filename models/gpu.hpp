@@ -80,12 +80,14 @@ class Gpu {
     return id ? *id : create_op_pipe(sm, p);
   }
 
-  // `flops` of `d` in the units of its pipe: bf16-equivalent flops (flops x bf16 rate / d's
-  // rate, rounded up) on the tensor pipe, flops on the FP32 pipe.
-  sim::Bytes pipe_amount(std::int64_t flops, Dtype d) const {
+  // `flops` of `d` issued as `instr` in the units of its pipe: bf16-equivalent flops of the
+  // native instruction (flops x native bf16 rate / the rate of d as instr, rounded up) on the
+  // tensor pipe, so an instruction or type that is slower holds the pipe longer; flops on the
+  // FP32 pipe.
+  sim::Bytes pipe_amount(std::int64_t flops, Dtype d, MmaInstr instr = MmaInstr::native) const {
     if (d == Dtype::fp32) return sim::Bytes(flops);
     const sim::Int128 scaled = static_cast<sim::Int128>(flops) * spec_->sm.flops_per_cycle_bf16;
-    const std::int64_t rate = spec_->sm.flops_per_cycle(d);
+    const std::int64_t rate = spec_->sm.flops_per_cycle(d, instr);
     return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
   }
 

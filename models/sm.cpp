@@ -17,6 +17,22 @@ bool parse_dtype(std::string_view text, Dtype& out) {
 
 std::string_view to_string(Dtype d) { return kDtypeNames.name(d); }
 
+std::int64_t SmSpec::flops_per_cycle(Dtype d, MmaInstr instr) const {
+  if (instr == MmaInstr::native || d == Dtype::fp32) return flops_per_cycle(d);
+  switch (d) {
+    case Dtype::bf16:
+    case Dtype::fp16:
+      return mma_sync_flops_per_cycle_bf16;
+    case Dtype::fp8:
+      return mma_sync_flops_per_cycle_fp8;
+    case Dtype::tf32:
+      return mma_sync_flops_per_cycle_tf32;
+    case Dtype::fp32:
+      break;
+  }
+  MGSIM_CHECK(false, "unknown dtype {}", static_cast<int>(d));
+}
+
 std::int64_t SmSpec::flops_per_cycle(Dtype d) const {
   switch (d) {
     case Dtype::bf16:

@@ -1,6 +1,7 @@
 // The streaming multiprocessor (SM): how fast it computes and how many CTAs it holds at once.
 //
-// Models: dense tensor-core throughput per data type in flops per cycle per SM, the FP32
+// Models: dense tensor-core throughput per data type in flops per cycle per SM, for the GPU's
+// native (asynchronous) MMA instruction and for the warp-level mma.sync, the FP32
 // (non-tensor) rate, the clocks those rates run at, the per-SM budgets that decide occupancy
 // (CTA slots, threads, registers, shared memory) and the cycle cost of CTA barriers and
 // mbarrier round trips.
@@ -46,6 +47,13 @@ constexpr std::int64_t element_bytes(Dtype d) {
 bool parse_dtype(std::string_view text, Dtype& out);
 std::string_view to_string(Dtype d);
 
+// The tensor-core instruction a kernel's MMAs are: the GPU's native asynchronous one (Hopper's
+// wgmma, operands from shared memory; Blackwell's tcgen05.mma), whose rates are the
+// datasheet's, or the warp-level mma.sync (every operand in registers), slower on Hopper.
+enum class MmaInstr { native, mma_sync };
+inline constexpr auto kMmaInstrNames =
+    sim::name_table<MmaInstr>({{MmaInstr::native, "native"}, {MmaInstr::mma_sync, "mma_sync"}});
+
 // What one CTA asks of an SM, for occupancy.
 struct CtaResources {
   int threads = 128;                         // threads per CTA
@@ -79,12 +87,17 @@ struct SmSpec {
   std::int64_t flops_per_cycle_fp8 = 8192;   // dense
   std::int64_t flops_per_cycle_tf32 = 2048;  // dense
   std::int64_t flops_per_cycle_fp32 = 256;   // non-tensor: 128 FP32 lanes x 2 flops per FMA
-  std::int64_t sfu_ops_per_cycle = 16;       // special functions (MUFU: ex2, rcp, rsqrt, sin)
-  std::int64_t int32_ops_per_cycle = 64;     // 32-bit integer multiply-adds (IMAD)
-  int max_ctas = 32;                         // resident CTA slots per SM
-  int max_threads = 2048;                    // resident threads per SM
-  int registers = 65536;                     // 32-bit registers per SM
-  int register_alloc_unit = 256;             // registers are allocated per warp in units of this
+  // mma.sync's dense rates (the ones above are the native instruction's): bf16 and fp16, fp8
+  // (not an instruction on Hopper: unpacked to fp16 MMAs), tf32.
+  std::int64_t mma_sync_flops_per_cycle_bf16 = 2678;
+  std::int64_t mma_sync_flops_per_cycle_fp8 = 1345;
+  std::int64_t mma_sync_flops_per_cycle_tf32 = 1339;
+  std::int64_t sfu_ops_per_cycle = 16;    // special functions (MUFU: ex2, rcp, rsqrt, sin)
+  std::int64_t int32_ops_per_cycle = 64;  // 32-bit integer multiply-adds (IMAD)
+  int max_ctas = 32;                      // resident CTA slots per SM
+  int max_threads = 2048;                 // resident threads per SM
+  int registers = 65536;                  // 32-bit registers per SM
+  int register_alloc_unit = 256;          // registers are allocated per warp in units of this
   sim::Bytes shared_memory = sim::Bytes::KiB(228);  // shared memory per SM (carve-out maximum)
   sim::Bytes shared_memory_per_cta = sim::Bytes::KiB(227);  // largest opt-in allocation per CTA
   sim::Bytes shared_memory_reserved = sim::Bytes::KiB(1);   // reserved by the system per CTA
@@ -96,8 +109,10 @@ struct SmSpec {
   // One SM's traffic beyond its L2 (HBM or a peer), loads and stores, TMA and ld/st together.
   sim::Bandwidth memory_rate = sim::Bandwidth::GBps(100);
 
-  // Dense flops per cycle per SM for `d`.
+  // Dense flops per cycle per SM for `d` (the native instruction's for a tensor type).
   std::int64_t flops_per_cycle(Dtype d) const;
+  // ... issued as `instr` (fp32 is not an MMA: `instr` does not change it).
+  std::int64_t flops_per_cycle(Dtype d, MmaInstr instr) const;
   // The clock `d` runs at: tensor_clock for tensor-core types, clock for fp32.
   sim::Frequency clock_for(Dtype d) const;
   // One SM's dense peak in flops per second: flops_per_cycle x clock_for (exact integer); the

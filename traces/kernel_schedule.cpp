@@ -269,10 +269,21 @@ class KernelParser {
     return out;
   }
 
+  // `instr`: the tensor-core instruction (native, the default, or mma_sync).
+  models::MmaInstr parse_instr(sim::MapReader& r) {
+    auto i = r.optional("instr");
+    if (!i) return models::MmaInstr::native;
+    const std::string text = i->as_string();
+    const std::optional<models::MmaInstr> out = models::kMmaInstrNames.parse(text);
+    if (!out) fail_choice(*i, "instr", text, {"native", "mma_sync"});
+    return *out;
+  }
+
   void parse_mnk(sim::MapReader& r, MmaShape& op) {
     op.m = Expr::parse(r.required("m"), scope_);
     op.n = Expr::parse(r.required("n"), scope_);
     op.k = Expr::parse(r.required("k"), scope_);
+    op.instr = parse_instr(r);
     if (auto a = r.optional("a")) op.a = parse_operand(*a);
     if (auto b = r.optional("b")) op.b = parse_operand(*b);
   }
@@ -320,12 +331,16 @@ class KernelParser {
     if (auto f = r.optional("int32")) op.int32 = Expr::parse(*f, scope_);
     if (auto c = r.optional("cycles")) op.cycles = Expr::parse(*c, scope_);
     const bool has_dtype = r.has("dtype");
+    const bool has_instr = r.has("instr");
     op.dtype = parse_dtype(r, models::Dtype::fp32);
+    op.instr = parse_instr(r);
     r.finish();
     const int given = int(op.flops.has_value()) + int(op.sfu.has_value()) +
                       int(op.int32.has_value()) + int(op.cycles.has_value());
     if (given != 1) node.fail("compute takes exactly one of 'flops', 'sfu', 'int32' and 'cycles'");
     if (has_dtype && !op.flops) node.fail("compute's 'dtype' goes with 'flops' only");
+    if (has_instr && (!op.flops || op.dtype == models::Dtype::fp32))
+      node.fail("compute's 'instr' goes with tensor-core flops only (a 'dtype' other than fp32)");
     return op;
   }
 

@@ -133,6 +133,7 @@ struct ReduceOp : TransferOp {
 struct MmaShape {
   Expr m, n, k;
   models::Dtype dtype = models::Dtype::bf16;
+  models::MmaInstr instr = models::MmaInstr::native;
   BufferRef a, b;  // the operands' data (m x k and k x n elements), when named
 };
 
@@ -147,6 +148,7 @@ struct ComputeOp {
   // a fixed number of SM cycles.
   std::optional<Expr> flops, sfu, int32, cycles;
   models::Dtype dtype = models::Dtype::fp32;
+  models::MmaInstr instr = models::MmaInstr::native;  // with tensor-type flops only
 };
 
 struct MainloopOp : MmaShape {

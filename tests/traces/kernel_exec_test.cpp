@@ -495,6 +495,49 @@ TEST_CASE("special-function and integer ops run on their own pipes at their per-
   CHECK(stream_end(shared.result, 0, "s") == 2'001'000'000);
 }
 
+TEST_CASE("mma.sync holds the tensor pipe at its own rate beside the native instruction") {
+  // toy_device: tensor pipes at 1 GHz, native bf16 1000 flops per cycle; mma.sync at 500 (bf16)
+  // and 250 (fp8, which Hopper runs as unpacked fp16 MMAs). 1e9 bf16 flops: 1 ms native, 2 ms
+  // as mma.sync; 1e9 fp8 flops as mma.sync: 4 ms; each after the 1 us launch.
+  models::HardwareSpec hw = toy_device(4);
+  hw.sm.mma_sync_flops_per_cycle_bf16 = 500;
+  hw.sm.mma_sync_flops_per_cycle_fp8 = 250;
+  auto end_of = [&](const std::string& role) {
+    return stream_end(run_kernels(one_kernel("4", role), 1, hw).result, 0, "s");
+  };
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500}}]}\n") == 1'001'000'000);
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500, instr: mma_sync}}]}\n") ==
+        2'001'000'000);
+  CHECK(end_of("      - {name: m, ops: [{compute: {flops: 1000000000, dtype: fp8, instr: "
+               "mma_sync}}]}\n") == 4'001'000'000);
+  CHECK(end_of("      - {name: m, ops: [{mainloop: {m: 1000, n: 1000, k: 500, k_tile: 500, "
+               "stages: 2, instr: mma_sync}}]}\n") > 2'001'000'000);
+  // The pipe is the SM's: a native role beside an mma.sync role gets half of it (0.5e9 native
+  // flops a ms); once its 1e9 flops are done at 2 ms the mma.sync role, which has had half the
+  // pipe (250e6 of its flops a ms, 500e6 in all), runs alone at 500e6 a ms for its last 500e6.
+  CHECK(end_of("      - {name: a, ops: [{mma: {m: 1000, n: 1000, k: 500}}]}\n"
+               "      - {name: b, ops: [{mma: {m: 1000, n: 1000, k: 500, instr: mma_sync}}]}\n") ==
+        3'001'000'000);
+}
+
+TEST_CASE("instr names a tensor-core instruction and goes with tensor flops only") {
+  const models::HardwareSpec hw = toy_device(4);
+  CHECK_THROWS_WITH(
+      run_kernels(
+          one_kernel("4", "      - {name: m, ops: [{mma: {m: 1, n: 1, k: 1, instr: hmma}}]}\n"), 1,
+          hw),
+      Catch::Contains("native") && Catch::Contains("mma_sync"));
+  CHECK_THROWS_WITH(
+      run_kernels(
+          one_kernel("4", "      - {name: m, ops: [{compute: {flops: 1, instr: mma_sync}}]}\n"), 1,
+          hw),
+      Catch::Contains("'instr' goes with tensor-core flops only"));
+  CHECK_THROWS_WITH(
+      run_kernels(one_kernel("4", "      - {name: m, ops: [{compute: {sfu: 1, instr: native}}]}\n"),
+                  1, hw),
+      Catch::Contains("'instr' goes with tensor-core flops only"));
+}
+
 TEST_CASE("compute takes exactly one amount, and dtype only with flops") {
   const models::HardwareSpec hw = toy_device(4);
   CHECK_THROWS_WITH(

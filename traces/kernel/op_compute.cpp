@@ -1,6 +1,7 @@
 // compute {flops, dtype} | {sfu} | {int32} | {cycles}: flops on the SM's pipe of that dtype, as
 // one flow (shared max-min fairly, like mma: fp32 on the FP32 pipe of flops_per_cycle_fp32 x
-// clock, a tensor dtype in bf16-equivalent flops on the tensor pipe); special-function ops (exp2,
+// clock, a tensor dtype in bf16-equivalent flops of the native MMA on the tensor pipe, `instr:
+// mma_sync` at mma.sync's rate); special-function ops (exp2,
 // rcp, rsqrt, sin: one per thread per instruction) on the SM's SFU at sfu_ops_per_cycle x clock;
 // 32-bit integer multiply-adds on its INT32 pipe at int32_ops_per_cycle x clock; or a fixed delay
 // of `cycles` at the SM clock. Validated on validate/data/h200-single/sm_pipes.csv.
@@ -32,7 +33,8 @@ bool start_compute(Runner& x, RoleRun& r, const ComputeOp& op) {
   }
   const std::int64_t flops = op.flops->eval_positive(r.env, "compute flops");
   x.stats.flops += flops;
-  add_flow(r, gpu.pipe(r.cta->sm, op.dtype), gpu.pipe_amount(flops, op.dtype), std::nullopt);
+  add_flow(r, gpu.pipe(r.cta->sm, op.dtype), gpu.pipe_amount(flops, op.dtype, op.instr),
+           std::nullopt);
   run_phases(x, r);
   return false;
 }

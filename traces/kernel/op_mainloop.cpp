@@ -53,8 +53,8 @@ bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op) {
   const Duration fill = latency + spec.tma.issue_time(x.gpu(rank).sm_clock());
   models::Gpu& gpu = x.gpu(rank);
   const sim::ResourceId pipe = gpu.pipe(r.cta->sm, op.dtype);
-  const Bytes last_mma = gpu.pipe_amount(last_flops, op.dtype);
-  const Bytes rest_mma = gpu.pipe_amount(flops - last_flops, op.dtype);
+  const Bytes last_mma = gpu.pipe_amount(last_flops, op.dtype, op.instr);
+  const Bytes rest_mma = gpu.pipe_amount(flops - last_flops, op.dtype, op.instr);
   begin_phases(r);
   add_phase(r, fill);
   add_flow(r, l2, route, Bytes(stage_bytes), cap);

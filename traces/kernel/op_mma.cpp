@@ -1,7 +1,8 @@
-// mma {m, n, k, dtype}: 2 x m x n x k flops on the SM's tensor pipe (models::Gpu::pipe), as
-// one flow, so co-resident roles share the pipe max-min fairly. Another tensor dtype than bf16
-// counts bf16-equivalent flops (flops x bf16 rate / dtype rate: models::Gpu::pipe_amount); fp32
-// goes to the SM's FP32 pipe.
+// mma {m, n, k, dtype, instr}: 2 x m x n x k flops on the SM's tensor pipe (models::Gpu::pipe),
+// as one flow, so co-resident roles share the pipe max-min fairly. Another tensor dtype than bf16,
+// or mma.sync instead of the native instruction, counts bf16-equivalent flops of the native
+// instruction (flops x its bf16 rate / the rate of dtype as instr: models::Gpu::pipe_amount), so
+// it holds the pipe longer; fp32 goes to the SM's FP32 pipe.
 // Ignores: instruction issue inside a role (the pipe's rate bounds it), operand delivery (the
 // op's operands are taken as resident: a mainloop models their loads).
 #include "traces/kernel/ops.hpp"
@@ -18,7 +19,8 @@ bool start_mma(Runner& x, RoleRun& r, const MmaOp& op) {
   models::Gpu& gpu = x.gpu(x.rank_of(r));
   begin_phases(r);
   add_phase(r, Duration::zero());
-  add_flow(r, gpu.pipe(r.cta->sm, op.dtype), gpu.pipe_amount(flops, op.dtype), std::nullopt);
+  add_flow(r, gpu.pipe(r.cta->sm, op.dtype), gpu.pipe_amount(flops, op.dtype, op.instr),
+           std::nullopt);
   run_phases(x, r);
   return false;
 }
