@@ -12,7 +12,8 @@
 # memcpy_local (device-local copies by size, and whether they need SMs), sm_pipes (the SFU, FP32
 # and INT32 pipes' rates per SM), tensor_pipes (issue 15: wgmma and mma.sync in bf16 and fp8, per
 # SM cycle), nccl_host (issue 10: NCCL's host cost per call on a one-rank communicator, beside the
-# CUDA calls the host model charges for it);
+# CUDA calls the host model charges for it), attention (issue 15: PyTorch's attention backends,
+# FlashAttention-2, cuDNN and the memory-efficient kernel, by shape: validate/torch/attention.py);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -103,6 +104,7 @@ step memcpy_local 120 "$BIN/memcpy_local" --out .
 step sm_pipes 60 "$BIN/sm_pipes" --out .
 step tensor_pipes 60 "$BIN/tensor_pipes" --out .
 step nccl_host 90 "$BIN/nccl_host" --out .
+step attention 240 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention.py" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null
