@@ -11,7 +11,8 @@
 // a stream wait, and the rest of its host work (`nccl_enqueue`: its other driver calls, such as
 // cudaGetDevice, cudaSetDevice to the communicator's device and back, cudaStreamGetCaptureInfo,
 // cudaGetFuncBySymbol, and its own CPU work: argument checks, task append, group end, plan
-// building, its tuning), measured as one call less those three.
+// building, its tuning), measured as one call less those three; a grouped call of several send /
+// receive pairs (all_to_all) pays `nccl_p2p_pair` for each pair beyond the first.
 // A thread that slept (a `sleep` op: idle, unlike a busy `delay`) pays a wake-up on its next API
 // call: wake_1ms after 1 ms of sleep, wake_100ms after 100 ms (wake_cost between and around
 // them); the GPU work that call enqueues starts LaunchSpec::wake_* later too.
@@ -50,8 +51,12 @@ struct HostSpec {
   sim::Duration sync = sim::Duration::us(3);       // GPU work done -> cudaStreamSynchronize returns
   sim::Duration wake_1ms = sim::Duration::zero();  // extra on the first call after 1 ms asleep
   sim::Duration wake_100ms = sim::Duration::zero();  // ... after 100 ms asleep
-  // NCCL's host work per GPU and call beyond its launch and two stream joins.
+  // NCCL's host work per GPU and call beyond its launch and two stream joins (one task, or one
+  // send/receive pair)...
   sim::Duration nccl_enqueue = sim::Duration::zero();
+  // ... and for each send/receive pair beyond the first in a grouped call (all_to_all makes
+  // one per rank).
+  sim::Duration nccl_p2p_pair = sim::Duration::zero();
 };
 
 }  // namespace mgsim::models

@@ -256,6 +256,9 @@ const std::array kParameters = {
     param<&H::host, &HostSpec::nccl_enqueue>(
         "host", "nccl_enqueue", "s", kRequired,
         "NCCL's host work per GPU and call beyond its launch and two joins"),
+    param<&H::host, &HostSpec::nccl_p2p_pair>(
+        "host", "nccl_p2p_pair", "s", kRequired,
+        "NCCL's host work per send/receive pair beyond the first in a group"),
     // sync
     param<&H::sync, &SyncSpec::flag_latency>("sync", "flag_latency", "s", kRequired,
                                              "flag store -> poll sees it, one GPU"),

@@ -422,10 +422,13 @@ class Executor {
     const int seen = st.collectives_seen++;
     const bool sm = transport_ == CollectiveTransport::sm_copies;
     const bool ideal = c.algorithm == CollectiveAlgorithm::ideal_ring || !sm;
+    // all_to_all is a grouped send and receive with every rank, itself included: a pair each.
+    const std::int64_t extra_pairs = c.kind == CollectiveKind::all_to_all ? world_ - 1 : 0;
     const sim::Duration cost =
         !sm ? sim::Duration::zero()
             : hw_.host.launch + (hw_.host.event_record_untimed + hw_.host.stream_wait) * 2 +
-                  (ideal ? sim::Duration::zero() : hw_.host.nccl_enqueue);
+                  (ideal ? sim::Duration::zero()
+                         : hw_.host.nccl_enqueue + hw_.host.nccl_p2p_pair * extra_pairs);
     if (world_ < 2) {  // nothing to exchange with one rank
       host_call(i, cost, "ncclCollective", {});
       return;

@@ -1,7 +1,9 @@
 // The host thread and the GPU's stream queue (models/host.hpp, models/launch.hpp,
 // traces/executor.hpp): what the host's calls cost, how the GPU pipelines what they enqueue,
 // synchronisation, graphs and the CTA dispatcher. Every expected time is derived in a comment.
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +11,7 @@
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "tests/traces/crossbar.hpp"
+#include "tests/traces/recorder.hpp"
 #include "traces/executor.hpp"
 
 using namespace mgsim;
@@ -209,4 +212,42 @@ TEST_CASE("the dispatcher starts a round of one CTA per SM every sm.count x per_
   // 3 x sm.count CTAs: rounds at 6 us, 6 us + sm.count ns, 6 us + 2 sm.count ns; the empty
   // CTAs end as they start.
   CHECK(stream(r, 0, "s").end.picoseconds() == us(6) + 2 * sms * 1000);
+}
+
+TEST_CASE("an NCCL call costs the host its launch and two joins and NCCL's work per pair") {
+  // One host thread drives both ranks (host: 0). Per rank and call: host.launch 4 us + 2 x
+  // (event_record_untimed + stream_wait) + nccl_enqueue; all_to_all is a grouped send and
+  // receive with each of the 2 ranks, one pair more than one task: + nccl_p2p_pair.
+  models::HardwareSpec hw = machine();
+  hw.host.event_record_untimed = Duration::ns(300);
+  hw.host.stream_wait = Duration::ns(200);
+  hw.host.nccl_enqueue = Duration::us(2);
+  hw.host.nccl_p2p_pair = Duration::ns(700);
+  auto call_cost = [&](const std::string& op) {
+    const Schedule s = load_schedule(sim::Node::load_string(
+        "world: 2\nstreams:\n  - name: c\n    host: 0\n    ops:\n      - collective: {op: " + op +
+            ", bytes: 64KiB, dtype: float}\n",
+        "h.yaml"));
+    sim::Engine engine;
+    test::Recorder rec;
+    engine.set_trace(&rec);
+    sim::FluidNetwork net(engine);
+    test::Crossbar fabric(net, 2);
+    execute(s, param_values(s, {}), engine, net, fabric, hw);
+    // The host thread's slices: "process/thread ncclCollective begin end".
+    std::vector<std::int64_t> costs;
+    for (const std::string& line : rec.lines) {
+      if (line.find(" ncclCollective ") == std::string::npos) continue;
+      std::istringstream in(line.substr(line.find(" ncclCollective ") + 16));
+      std::int64_t b = 0, e = 0;
+      in >> b >> e;
+      costs.push_back(e - b);
+    }
+    REQUIRE(costs.size() == 2);  // one call per rank, one after the other
+    CHECK(costs[0] == costs[1]);
+    return costs[0];
+  };
+  CHECK(call_cost("all_reduce") == us(4 + 2 * 0.5 + 2));
+  CHECK(call_cost("all_gather") == us(4 + 2 * 0.5 + 2));
+  CHECK(call_cost("all_to_all") == us(4 + 2 * 0.5 + 2 + 0.7));
 }

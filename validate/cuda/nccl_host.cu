@@ -160,6 +160,26 @@ int main(int argc, char** argv) {
              holds_pattern(dst, bytes, 7));
   }
 
+  // P send/receive pairs to itself in one group (as all_to_all makes one per peer), 64 KiB in P
+  // slices: what each pair beyond the first adds to the host's work.
+  for (int pairs : {2, 4, 8}) {
+    const size_t bytes = 64 * KiB, slice = bytes / 4 / size_t(pairs);
+    auto grouped = [&] {
+      NCCL_CHECK(ncclGroupStart());
+      for (int p = 0; p < pairs; ++p) {
+        NCCL_CHECK(ncclSend(src + p * slice, slice, ncclUint32, 0, comm, s));
+        NCCL_CHECK(ncclRecv(dst + p * slice, slice, ncclUint32, 0, comm, s));
+      }
+      NCCL_CHECK(ncclGroupEnd());
+    };
+    CUDA_CHECK(cudaMemset(dst, 0xff, bytes));
+    Timing t = back_to_back(s, calls, reps, grouped);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    const std::string mode = "back_to_back_pairs_" + std::to_string(pairs);
+    rows.add("nccl_self_sendrecv", mode.c_str(), bytes, calls, t.host, &t.gpu,
+             holds_pattern(dst, bytes, 7));
+  }
+
   // The one-rank shortcut, for reference (a copy, not NCCL's kernel path).
   {
     const size_t bytes = 64 * KiB;
