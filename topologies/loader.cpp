@@ -67,6 +67,50 @@ Generator read_generator(sim::MapReader& m) {
   return g;
 }
 
+// A rate or a latency: a literal ("400Gb/s", "300ns"), or an integer expression over the params and
+// loop variables, a space and its unit ("nic_gbps Gb/s", "(cable_ns + 50) ns"), so that a
+// topology param sets it (-T name=value, a sweep's topo.name axis). Returns the value in the
+// unit's base (bytes/s, ps); `what` and `example` word the error.
+template <class Q>
+std::int64_t quantity(const sim::Node& node, const Scope& scope, std::string_view what,
+                      std::string_view example, std::string_view unit_example,
+                      bool (*parse)(std::string_view, Q&, std::string&),
+                      std::int64_t (*base)(const Q&)) {
+  const std::string text = node.as_string();
+  Q value;
+  std::string error;
+  if (parse(text, value, error)) return base(value);
+  const std::size_t space = text.find_last_of(' ');
+  Q unit;
+  if (space == std::string::npos || !parse("1" + text.substr(space + 1), unit, error))
+    node.fail(
+        fmt::format("expected a {} such as {} or 'EXPR {}' (an integer expression over the "
+                    "params, a space, a unit), got '{}'",
+                    what, example, unit_example, text));
+  const std::int64_t k = evaluate(std::string_view(text).substr(0, space), scope, node);
+  const sim::Int128 v = static_cast<sim::Int128>(k) * base(unit);
+  if (v > std::numeric_limits<std::int64_t>::max() || v < std::numeric_limits<std::int64_t>::min())
+    node.fail(fmt::format("{} = {} x {} overflows", text, k, text.substr(space + 1)));
+  return static_cast<std::int64_t>(v);
+}
+
+sim::Duration duration_of(const sim::Node& node, const Scope& scope) {
+  const sim::Duration d = sim::Duration::ps(
+      quantity<sim::Duration>(node, scope, "duration", "300ns", "ns", sim::parse_duration,
+                              [](const sim::Duration& x) { return x.picoseconds(); }));
+  if (d < sim::Duration::zero())
+    node.fail(fmt::format("latency must not be negative, got {} ps", d.picoseconds()));
+  return d;
+}
+
+sim::Bandwidth bandwidth_of(const sim::Node& node, const Scope& scope, std::string_view what) {
+  const std::int64_t bps =
+      quantity<sim::Bandwidth>(node, scope, "bandwidth", "400Gb/s", "Gb/s", sim::parse_bandwidth,
+                               [](const sim::Bandwidth& x) { return x.bytes_per_second(); });
+  if (bps <= 0) node.fail(fmt::format("{} must be positive, got {} B/s", what, bps));
+  return sim::Bandwidth::bytes_per_second(bps);
+}
+
 class Loader {
  public:
   Loader(const sim::Node& root, const std::string& default_name,
@@ -162,11 +206,7 @@ class Loader {
     const Generator gen = read_generator(m);
     const std::optional<sim::Node> node_index = m.optional("node");
     const std::optional<sim::Node> group = m.optional("group");
-    sim::Duration latency;
-    if (auto l = m.optional("latency")) {
-      latency = l->as_duration();
-      if (latency < sim::Duration::zero()) l->fail("latency must not be negative");
-    }
+    const std::optional<sim::Node> latency = m.optional("latency");
     m.finish();
     const sim::Node name = need(m, name_node, "vertex", "name");
     const VertexKind kind =
@@ -177,7 +217,7 @@ class Loader {
       VertexInfo v;
       v.name = expand_pattern(pattern, scope_, name);
       v.kind = kind;
-      v.latency = latency;
+      if (latency) v.latency = duration_of(*latency, scope_);
       v.where = node.location();
       if (node_index) {
         const std::int64_t n = evaluate(*node_index, scope_);
@@ -235,11 +275,6 @@ class Loader {
       node.fail(
           "link needs bandwidth (per direction, all lanes) or bandwidth_per_lane (only an "
           "NVLink link of a GPU may leave it out: it then runs at the GPU's rate)");
-    const sim::Bandwidth bw = per_lane ? per_lane->as_positive_bandwidth("bandwidth_per_lane")
-                              : total  ? total->as_positive_bandwidth("bandwidth")
-                                       : sim::Bandwidth();
-    const sim::Duration latency = latency_node.as_duration();
-    if (latency < sim::Duration::zero()) latency_node.fail("latency must not be negative");
     const std::string from_pattern = from.as_string();
     const std::string to_pattern = to.as_string();
     expand(gen, 0, [&] {
@@ -258,6 +293,9 @@ class Loader {
             fmt::format("link '{}' - '{}' needs bandwidth or bandwidth_per_lane (only an "
                         "NVLink link of a GPU may leave it out)",
                         topo_.graph[a].name, topo_.graph[b].name));
+      const sim::Bandwidth bw = per_lane ? bandwidth_of(*per_lane, scope_, "bandwidth_per_lane")
+                                : total  ? bandwidth_of(*total, scope_, "bandwidth")
+                                         : sim::Bandwidth();
       LinkInfo l;
       l.kind = kind;
       l.lanes = static_cast<int>(lanes);
@@ -271,7 +309,7 @@ class Loader {
       } else {
         l.bandwidth = bw;
       }
-      l.latency = latency;
+      l.latency = duration_of(latency_node, scope_);
       l.where = node.location();
       const std::uint64_t key = pair_key(a, b);
       if (auto it = links_.find(key); it != links_.end()) {

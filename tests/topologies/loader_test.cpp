@@ -3,6 +3,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "sim/engine.hpp"
 #include "topologies/expression.hpp"
@@ -70,6 +73,57 @@ links:
   CHECK(far.latency == sim::Duration::ns(40));
   // Injection: 2 mesh links x 50 GB/s + 63 GB/s PCIe = 163 GB/s.
   CHECK(fabric.injection_bandwidth(0) == sim::Bandwidth::GBps(163));
+}
+
+TEST_CASE("a rate or latency can be an expression over the params with its unit") {
+  // The IB link's rate and both latencies come from params; -T (overrides) changes them.
+  const char* text = R"(
+gpu: h100
+params: {ib_gbps: 400, cable_ns: 300, switch_ns: 200}
+vertices:
+  - {name: "gpu{i}", kind: gpu, repeat: {i: 2}}
+  - {name: sw, kind: ib_switch, latency: switch_ns ns}
+links:
+  - {from: "gpu{i}", to: sw, repeat: {i: 2}, kind: ib, bandwidth: ib_gbps Gb/s,
+     latency: (cable_ns + 50 * i) ns}
+)";
+  auto route_of = [&](const std::map<std::string, std::int64_t>& overrides) {
+    const auto topo = topologies::load_topology_text(text, "q.yaml", overrides);
+    sim::Engine engine;
+    sim::FluidNetwork net(engine);
+    const topologies::Fabric fabric(topo, net);
+    const auto& r = fabric.route(0, 1);
+    REQUIRE(r.resources.size() == 2);
+    return std::make_pair(net.capacity(r.resources[0]), r.latency);
+  };
+  // 400 Gb/s = 50 GB/s; gpu0's cable 300 ns + the switch 200 ns + gpu1's cable 350 ns.
+  CHECK(route_of({}) == std::make_pair(sim::Bandwidth::GBps(50), sim::Duration::ns(850)));
+  // ib_gbps 800, switch_ns 100: 100 GB/s, 300 + 100 + 350 ns.
+  CHECK(route_of({{"ib_gbps", 800}, {"switch_ns", 100}}) ==
+        std::make_pair(sim::Bandwidth::GBps(100), sim::Duration::ns(750)));
+}
+
+TEST_CASE("a rate or latency expression needs its unit and a valid value") {
+  auto error_of = [](const std::string& bandwidth, const std::string& latency) {
+    const std::string text =
+        "gpu: h100\nparams: {r: 400, l: -5}\nvertices:\n"
+        "  - {name: \"gpu{i}\", kind: gpu, repeat: {i: 2}}\n"
+        "links:\n  - {from: gpu0, to: gpu1, kind: ib, bandwidth: " +
+        bandwidth + ", latency: " + latency + "}\n";
+    try {
+      topologies::load_topology_text(text, "q.yaml");
+    } catch (const sim::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of("r GHz", "1ns"),
+             Catch::Contains("q.yaml:6:") && Catch::Contains("expected a bandwidth such as 400Gb/s "
+                                                             "or 'EXPR Gb/s'"));
+  CHECK_THAT(error_of("r", "1ns"), Catch::Contains("expected a bandwidth"));
+  CHECK_THAT(error_of("q Gb/s", "1ns"), Catch::Contains("q"));
+  CHECK_THAT(error_of("(r - 400) Gb/s", "1ns"), Catch::Contains("bandwidth must be positive"));
+  CHECK_THAT(error_of("r Gb/s", "l ns"), Catch::Contains("latency must not be negative"));
 }
 
 TEST_CASE(
