@@ -71,9 +71,13 @@ Generator read_generator(sim::MapReader& m) {
 // loop variables, a space and its unit ("nic_gbps Gb/s", "(cable_ns + 50) ns"), so that a
 // topology param sets it (-T name=value, a sweep's topo.name axis). Returns the value in the
 // unit's base (bytes/s, ps); `what` and `example` word the error.
+// How a quantity is named in an error: "duration", "300ns", "ns".
+struct QuantityWords {
+  std::string_view what, example, unit;
+};
+
 template <class Q>
-std::int64_t quantity(const sim::Node& node, const Scope& scope, std::string_view what,
-                      std::string_view example, std::string_view unit_example,
+std::int64_t quantity(const sim::Node& node, const Scope& scope, const QuantityWords& words,
                       bool (*parse)(std::string_view, Q&, std::string&),
                       std::int64_t (*base)(const Q&)) {
   const std::string text = node.as_string();
@@ -86,7 +90,7 @@ std::int64_t quantity(const sim::Node& node, const Scope& scope, std::string_vie
     node.fail(
         fmt::format("expected a {} such as {} or 'EXPR {}' (an integer expression over the "
                     "params, a space, a unit), got '{}'",
-                    what, example, unit_example, text));
+                    words.what, words.example, words.unit, text));
   const std::int64_t k = evaluate(std::string_view(text).substr(0, space), scope, node);
   const sim::Int128 v = static_cast<sim::Int128>(k) * base(unit);
   if (v > std::numeric_limits<std::int64_t>::max() || v < std::numeric_limits<std::int64_t>::min())
@@ -96,7 +100,7 @@ std::int64_t quantity(const sim::Node& node, const Scope& scope, std::string_vie
 
 sim::Duration duration_of(const sim::Node& node, const Scope& scope) {
   const sim::Duration d = sim::Duration::ps(
-      quantity<sim::Duration>(node, scope, "duration", "300ns", "ns", sim::parse_duration,
+      quantity<sim::Duration>(node, scope, {"duration", "300ns", "ns"}, sim::parse_duration,
                               [](const sim::Duration& x) { return x.picoseconds(); }));
   if (d < sim::Duration::zero())
     node.fail(fmt::format("latency must not be negative, got {} ps", d.picoseconds()));
@@ -105,7 +109,7 @@ sim::Duration duration_of(const sim::Node& node, const Scope& scope) {
 
 sim::Bandwidth bandwidth_of(const sim::Node& node, const Scope& scope, std::string_view what) {
   const std::int64_t bps =
-      quantity<sim::Bandwidth>(node, scope, "bandwidth", "400Gb/s", "Gb/s", sim::parse_bandwidth,
+      quantity<sim::Bandwidth>(node, scope, {"bandwidth", "400Gb/s", "Gb/s"}, sim::parse_bandwidth,
                                [](const sim::Bandwidth& x) { return x.bytes_per_second(); });
   if (bps <= 0) node.fail(fmt::format("{} must be positive, got {} B/s", what, bps));
   return sim::Bandwidth::bytes_per_second(bps);
