@@ -63,9 +63,9 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 
 # Sequence parallel attention, S = 32768, 8 heads of 128: ring (KV blocks by copy engine,
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
-mgsim_cli_test(field.ring_attention 0 "total: 1001.871232 us (1001871232 ps)"
+mgsim_cli_test(field.ring_attention 0 "total: 679.350296 us (679350296 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ulysses_attention 0 "total: 1077.572524 us (1077572524 ps)"
+mgsim_cli_test(field.ulysses_attention 0 "total: 761.244931 us (761244931 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
 
 # MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is
