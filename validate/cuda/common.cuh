@@ -475,6 +475,110 @@ inline void* device_alloc(int device, size_t bytes) {
 // ---------------------------------------------------------------------------------------------
 // Peer access between GPU 0 and GPU 1 (ld/st and TMA to peer memory need it; copy-engine peer
 // copies use the direct path only with it). Returns metadata describing the link.
+// NCCL's kind of launch, for host-cost rows: a launch-counting kernel with a 256-byte argument
+// struct (NCCL's kernel arguments hold up to 4 KiB; one collective's work inline is about this),
+// launched by cudaLaunchKernelEx with the memory synchronisation domain attribute NCCL sets.
+struct Args256 {
+  unsigned long long* counter;
+  unsigned long long pad[31];
+};
+__global__ void tick_args_kernel(Args256 a) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(a.counter, 1ull);
+}
+class NcclStyleLaunch {
+ public:
+  explicit NcclStyleLaunch(unsigned long long* counter) {
+    args_.counter = counter;
+    attr_[0].id = cudaLaunchAttributeMemSyncDomain;
+    attr_[0].val.memSyncDomain = cudaLaunchMemSyncDomainRemote;
+    config_.gridDim = dim3(1);
+    config_.blockDim = dim3(128);
+    config_.attrs = attr_;
+    config_.numAttrs = 1;
+  }
+  NcclStyleLaunch(const NcclStyleLaunch&) = delete;
+  NcclStyleLaunch& operator=(const NcclStyleLaunch&) = delete;
+  void operator()(cudaStream_t s) {
+    config_.stream = s;
+    CUDA_CHECK(cudaLaunchKernelEx(&config_, tick_args_kernel, args_));
+  }
+  const Args256& args() const { return args_; }
+
+ private:
+  Args256 args_{};
+  cudaLaunchAttribute attr_[1] = {};
+  cudaLaunchConfig_t config_ = {};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Per-SM cycle spans of a kernel (rates per SM clock cycle, whatever the clock): every CTA calls
+// record_cta_span at its end with the clock64() it read at its start; CtaSpans then gives the
+// slowest SM's span, from its first CTA's start to its last CTA's end.
+__device__ inline void record_cta_span(long long start, long long* t0, long long* t1,
+                                       unsigned* smid) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    t0[blockIdx.x] = start;
+    t1[blockIdx.x] = clock64();
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    smid[blockIdx.x] = sm;
+  }
+}
+
+class CtaSpans {
+ public:
+  CtaSpans(int device, int max_ctas)
+      : t0_(static_cast<long long*>(device_alloc(device, sizeof(long long) * max_ctas))),
+        t1_(static_cast<long long*>(device_alloc(device, sizeof(long long) * max_ctas))),
+        smid_(static_cast<unsigned*>(device_alloc(device, sizeof(unsigned) * max_ctas))) {}
+  ~CtaSpans() {
+    cudaFree(t0_);
+    cudaFree(t1_);
+    cudaFree(smid_);
+  }
+  CtaSpans(const CtaSpans&) = delete;
+  CtaSpans& operator=(const CtaSpans&) = delete;
+  long long* t0() const { return t0_; }
+  long long* t1() const { return t1_; }
+  unsigned* smid() const { return smid_; }
+
+  // The slowest SM's span in cycles over the last launch of `ctas` CTAs; `ok` becomes false unless
+  // every one of the `sms` SMs ran exactly `per_sm` of them.
+  long long slowest_sm(int ctas, int sms, int per_sm, bool& ok) const {
+    const auto n = static_cast<size_t>(ctas);
+    std::vector<long long> a(n), b(n);
+    std::vector<unsigned> id(n);
+    CUDA_CHECK(cudaMemcpy(a.data(), t0_, sizeof(long long) * n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(b.data(), t1_, sizeof(long long) * n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(id.data(), smid_, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
+    const auto m_count = static_cast<size_t>(sms);
+    std::vector<long long> lo(m_count, -1), hi(m_count, -1);
+    std::vector<int> count(m_count, 0);
+    for (size_t c = 0; c < n; ++c) {
+      const unsigned m = id[c];
+      if (m >= unsigned(sms)) {
+        ok = false;
+        continue;
+      }
+      lo[m] = lo[m] < 0 ? a[c] : std::min(lo[m], a[c]);
+      hi[m] = std::max(hi[m], b[c]);
+      ++count[m];
+    }
+    long long span = 0;
+    for (size_t m = 0; m < m_count; ++m) {
+      if (count[m] != per_sm) ok = false;
+      span = std::max(span, hi[m] - lo[m]);
+    }
+    return span;
+  }
+
+ private:
+  long long* t0_;
+  long long* t1_;
+  unsigned* smid_;
+};
+
 inline Meta enable_peer_access(int a, int b) {
   Meta m;
   int ab = 0, ba = 0, rank = 0, atomics = 0;

@@ -451,15 +451,6 @@ void measure_sync_calls(Bench& b) {
   CUDA_CHECK(cudaEventDestroy(et));
 }
 
-// A launch-counting kernel with a 256-byte argument struct, like NCCL's kernel arguments.
-struct Args256 {
-  unsigned long long* counter;
-  unsigned long long pad[31];
-};
-__global__ void tick_args_kernel(Args256 a) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(a.counter, 1ull);
-}
-
 void measure_library_calls(Bench& b) {
   const int calls = 1000, reps = 15;
   cudaStream_t s0 = b.stream(0);
@@ -494,17 +485,7 @@ void measure_library_calls(Bench& b) {
     b.measure(
         r, 2, reps, [&] { return host_batch(c.call); }, always);
   }
-  Args256 args{};
-  args.counter = b.counter();
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeMemSyncDomain;
-  attr[0].val.memSyncDomain = cudaLaunchMemSyncDomainRemote;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(128);
-  config.stream = s0;
-  config.attrs = attr;
-  config.numAttrs = 1;
+  NcclStyleLaunch nccl_launch(b.counter());
   for (bool ex : {true, false}) {
     Row r{ex ? "cudaLaunchKernelEx" : "cudaLaunchKernel",
           ex ? "back_to_back_256B_args_mem_sync_domain" : "back_to_back_256B_args",
@@ -517,12 +498,10 @@ void measure_library_calls(Bench& b) {
         r, 2, reps,
         [&] {
           return b.batch(calls, 1, false, [&](int, cudaStream_t s) {
-            if (ex) {
-              config.stream = s;
-              CUDA_CHECK(cudaLaunchKernelEx(&config, tick_args_kernel, args));
-            } else {
-              tick_args_kernel<<<1, 128, 0, s>>>(args);
-            }
+            if (ex)
+              nccl_launch(s);
+            else
+              tick_args_kernel<<<1, 128, 0, s>>>(nccl_launch.args());
             b.add_launched(1);
           });
         },

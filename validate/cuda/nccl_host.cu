@@ -37,16 +37,6 @@ namespace {
 
 constexpr int kDev = 0;
 
-// NCCL's kernel arguments are a struct of up to 4 KiB; a 256-byte one (a collective's work
-// inline) is what host_api.cu's library rows use too.
-struct Args256 {
-  unsigned long long* counter;
-  unsigned long long pad[31];
-};
-__global__ void tick_args_kernel(Args256 a) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(a.counter, 1ull);
-}
-
 struct Timing {
   Stats host, gpu;
 };
@@ -203,20 +193,10 @@ int main(int argc, char** argv) {
     unsigned long long* counter = nullptr;
     CUDA_CHECK(cudaMalloc(&counter, sizeof *counter));
     CUDA_CHECK(cudaMemset(counter, 0, sizeof *counter));
-    Args256 args{};
-    args.counter = counter;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeMemSyncDomain;
-    attr[0].val.memSyncDomain = cudaLaunchMemSyncDomainRemote;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(1);
-    config.blockDim = dim3(128);
-    config.stream = s;
-    config.attrs = attr;
-    config.numAttrs = 1;
+    NcclStyleLaunch nccl_launch(counter);
     long long launched = 0;
     auto launch = [&] {
-      CUDA_CHECK(cudaLaunchKernelEx(&config, tick_args_kernel, args));
+      nccl_launch(s);
       ++launched;
     };
     auto joined = [&] {

@@ -52,14 +52,7 @@ __global__ void pipe_kernel(float seed, float* out, long long* t0, long long* t1
 #pragma unroll
   for (int c = 0; c < kChains; ++c) s += v[c];
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    t0[blockIdx.x] = start;
-    t1[blockIdx.x] = clock64();
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    smid[blockIdx.x] = sm;
-  }
+  record_cta_span(start, t0, t1, smid);
 }
 
 }  // namespace
@@ -79,9 +72,7 @@ int main(int argc, char** argv) {
           "ops_per_cycle_max,us_median,reps,ok");
   const int max_ctas = 2 * sms;
   float* out = static_cast<float*>(device_alloc(kDev, sizeof(float) * max_ctas * 1024));
-  auto* t0 = static_cast<long long*>(device_alloc(kDev, sizeof(long long) * max_ctas));
-  auto* t1 = static_cast<long long*>(device_alloc(kDev, sizeof(long long) * max_ctas));
-  auto* smid = static_cast<unsigned*>(device_alloc(kDev, sizeof(unsigned) * max_ctas));
+  CtaSpans spans(kDev, max_ctas);
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   EventPair ev(kDev);
@@ -93,33 +84,15 @@ int main(int argc, char** argv) {
       int ok = 1;
       for (int rep = 0; rep < 11; ++rep) {
         ev.start(s);
-        kernel<<<ctas, 1024, 0, s>>>(1.0f + 0.01f * rep, out, t0, t1, smid);
+        kernel<<<ctas, 1024, 0, s>>>(1.0f + 0.01f * rep, out, spans.t0(), spans.t1(), spans.smid());
         LAUNCH_CHECK();
         ev.stop(s);
         const double us = ev.elapsed_us();
-        std::vector<long long> a(static_cast<size_t>(ctas)), b(static_cast<size_t>(ctas));
-        std::vector<unsigned> id(static_cast<size_t>(ctas));
-        CUDA_CHECK(cudaMemcpy(a.data(), t0, sizeof(long long) * ctas, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(b.data(), t1, sizeof(long long) * ctas, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(id.data(), smid, sizeof(unsigned) * ctas, cudaMemcpyDeviceToHost));
-        // Per SM: from its first CTA's start to its last CTA's end; the slowest SM.
-        std::vector<long long> lo(size_t(sms), -1), hi(size_t(sms), -1);
-        std::vector<int> count(size_t(sms), 0);
-        for (int c = 0; c < ctas; ++c) {
-          const unsigned m = id[size_t(c)];
-          if (m >= unsigned(sms)) {
-            ok = 0;
-            continue;
-          }
-          lo[m] = lo[m] < 0 ? a[size_t(c)] : std::min(lo[m], a[size_t(c)]);
-          hi[m] = std::max(hi[m], b[size_t(c)]);
-          ++count[m];
-        }
-        long long span = 0;
-        for (int m = 0; m < sms; ++m) {
-          if (count[size_t(m)] != per_sm) ok = 0;  // every SM ran its share
-          span = std::max(span, hi[size_t(m)] - lo[size_t(m)]);
-        }
+        // From each SM's first CTA's start to its last CTA's end; the slowest SM; every SM ran
+        // its share.
+        bool all = true;
+        const long long span = spans.slowest_sm(ctas, sms, per_sm, all);
+        if (!all) ok = 0;
         if (rep < 2) continue;  // warm-up
         const double ops = double(per_sm) * 1024 * kIters * kChains;
         rates.push_back(ops / double(span));
@@ -142,9 +115,6 @@ int main(int argc, char** argv) {
   measure("fma", pipe_kernel<Op::fma>);
   measure("imad", pipe_kernel<Op::imad>);
   CUDA_CHECK(cudaFree(out));
-  CUDA_CHECK(cudaFree(t0));
-  CUDA_CHECK(cudaFree(t1));
-  CUDA_CHECK(cudaFree(smid));
   CUDA_CHECK(cudaStreamDestroy(s));
   return 0;
 }

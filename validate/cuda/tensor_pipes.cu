@@ -123,14 +123,7 @@ __global__ void __launch_bounds__(256, 1)
 #pragma unroll
   for (int i = 0; i < 128; ++i) s += d[i];
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    t0[blockIdx.x] = start;
-    t1[blockIdx.x] = clock64();
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    smid[blockIdx.x] = sm;
-  }
+  record_cta_span(start, t0, t1, smid);
 }
 
 enum class MmaType { bf16, f16, e4m3 };
@@ -184,14 +177,7 @@ __global__ void __launch_bounds__(1024, 1)
 #pragma unroll
     for (int j = 0; j < 4; ++j) s += c[k][j];
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    t0[blockIdx.x] = start;
-    t1[blockIdx.x] = clock64();
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    smid[blockIdx.x] = sm;
-  }
+  record_cta_span(start, t0, t1, smid);
 }
 
 }  // namespace
@@ -212,9 +198,7 @@ int main(int argc, char** argv) {
           "flops_per_cycle_min,flops_per_cycle_max,us_median,clock_mhz_median,reps,ok");
   const size_t max_threads = size_t(sms) * 1024;
   float* out = static_cast<float*>(device_alloc(kDev, sizeof(float) * max_threads));
-  auto* t0 = static_cast<long long*>(device_alloc(kDev, sizeof(long long) * sms));
-  auto* t1 = static_cast<long long*>(device_alloc(kDev, sizeof(long long) * sms));
-  auto* smid = static_cast<unsigned*>(device_alloc(kDev, sizeof(unsigned) * sms));
+  CtaSpans spans(kDev, sms);
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   EventPair ev(kDev);
@@ -225,28 +209,13 @@ int main(int argc, char** argv) {
     int ok = 1;
     for (int rep = 0; rep < 11; ++rep) {
       ev.start(s);
-      kernel<<<sms, threads, 0, s>>>(out, t0, t1, smid);
+      kernel<<<sms, threads, 0, s>>>(out, spans.t0(), spans.t1(), spans.smid());
       LAUNCH_CHECK();
       ev.stop(s);
       const double us = ev.elapsed_us();
-      const auto n = static_cast<size_t>(sms);
-      std::vector<long long> a(n), b(n);
-      std::vector<unsigned> id(n);
-      CUDA_CHECK(cudaMemcpy(a.data(), t0, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-      CUDA_CHECK(cudaMemcpy(b.data(), t1, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-      CUDA_CHECK(cudaMemcpy(id.data(), smid, sizeof(unsigned) * sms, cudaMemcpyDeviceToHost));
-      std::vector<int> seen(n, 0);
-      long long span = 0;
-      for (int c = 0; c < sms; ++c) {
-        if (id[size_t(c)] >= unsigned(sms)) {
-          ok = 0;
-          continue;
-        }
-        ++seen[id[size_t(c)]];
-        span = std::max(span, b[size_t(c)] - a[size_t(c)]);
-      }
-      for (int m = 0; m < sms; ++m)
-        if (seen[size_t(m)] != 1) ok = 0;  // one CTA on every SM
+      bool all = true;  // one CTA on every SM
+      const long long span = spans.slowest_sm(sms, sms, 1, all);
+      if (!all) ok = 0;
       if (rep < 2) continue;
       rates.push_back(flops_per_sm / double(span));
       cycles.push_back(double(span));
@@ -279,9 +248,6 @@ int main(int argc, char** argv) {
             2 * threads / 32 * mma_flops / 32);
   }
   CUDA_CHECK(cudaFree(out));
-  CUDA_CHECK(cudaFree(t0));
-  CUDA_CHECK(cudaFree(t1));
-  CUDA_CHECK(cudaFree(smid));
   CUDA_CHECK(cudaStreamDestroy(s));
   return 0;
 }
