@@ -80,13 +80,13 @@ done
 # tensor_pipes: the MMA instructions of each kernel (wgmma -> HGMMA; mma.sync bf16 -> HMMA;
 # mma.sync e4m3 -> QMMA where the GPU has it).
 cuobjdump -sass "$BIN/tensor_pipes" 2>/dev/null |
-  awk '/Function :/ {f=$3} match($0, /[HQ]G?MMA[.A-Za-z0-9]*/) {n[f" "substr($0, RSTART, RLENGTH)]++}
+  awk '/Function :/ {f=$3} match($0, /[HQ]G?MMA[.A-Za-z0-9]*|LDSM[.A-Za-z0-9]*/) {n[f" "substr($0, RSTART, RLENGTH)]++}
        END {for (k in n) print n[k], k}' | sort -k2 >"$RES/system/sass_tensor_pipes_by_kernel.txt"
 cat "$RES/system/sass_tensor_pipes_by_kernel.txt"
 # The mma.sync kernels' MMA, unpack (F2FP), FADD and loop instructions: sm_90 runs e4m3
 # mma.sync as f16 HMMAs on unpacked operands.
 cuobjdump -sass "$BIN/tensor_pipes" 2>/dev/null |
-  awk '/Function :/ {print; p = ($3 ~ /mma_kernel/)} p && /MMA|BRA|F2FP|FADD|ISETP/' |
+  awk '/Function :/ {print; p = ($3 ~ /mma_(ldsm_)?kernel/)} p && /MMA|LDSM|BRA|F2FP|FADD|ISETP/' |
   sed 's#/\* 0x[0-9a-f]* \*/##; s/ *$//' >"$RES/system/sass_tensor_pipes_mma_sync.txt"
 pack
 

@@ -10,10 +10,12 @@
 // 128-byte leading and 256-byte stride offsets), filled with small values; the RS rows take A
 // from four registers a thread. mma.sync: one CTA of 256 or 1024 threads per SM; each warp runs
 // `kChains` independent accumulators through m16n8k16 (bf16, f16) or m16n8k32 (e4m3), `kMmaIters`
-// times, each chain with its own A registers. Flops per instruction: 2 m n k. Cycles from clock64()
-// read by every CTA at its start and end (one CTA per SM: the slowest CTA's span); the accumulators
-// are written out. The kernels are built for sm_90a (wgmma needs it); the script logs the SASS
-// instruction counts (HGMMA, QGMMA, HMMA). Each row is the median of 9 launches after 2 warm-ups.
+// times, each chain with its own A registers; `r_ldsm` rows load B from shared memory by ldmatrix
+// before every MMA (FlashAttention-2's pattern). Flops per instruction: 2 m n k. Cycles from
+// clock64() read by every CTA at its start and end (one CTA per SM: the slowest CTA's span); the
+// accumulators are written out. The kernels are built for sm_90a (wgmma needs it); the script logs
+// the SASS instruction counts (HGMMA, QGMMA, HMMA). Each row is the median of 9 launches after 2
+// warm-ups.
 #include "common.cuh"
 
 using namespace mgbench;
@@ -180,6 +182,53 @@ __global__ void __launch_bounds__(1024, 1)
   record_cta_span(start, t0, t1, smid);
 }
 
+// bf16 mma.sync with its B fragment loaded from shared memory before every MMA (ldmatrix .x2: two
+// 8 x 8 matrices, 256 B a warp), as FlashAttention-2 reads its K and V fragments: the rate with
+// the operand traffic through shared memory and its instructions. The address moves every
+// iteration (within 16 KiB), so the loads stay in the loop.
+__global__ void __launch_bounds__(1024, 1)
+    mma_ldsm_kernel(float* out, long long* t0, long long* t1, unsigned* smid) {
+  constexpr int kSmem = 16384;
+  __shared__ alignas(128) unsigned char smem[kSmem];
+  for (int i = threadIdx.x; i < kSmem / 4; i += blockDim.x)
+    reinterpret_cast<unsigned*>(smem)[i] = 0x3c003c00u ^ (unsigned(i) & 0x00070007u);
+  __syncthreads();
+  const long long start = clock64();
+  float c[kChains][4];
+#pragma unroll
+  for (int k = 0; k < kChains; ++k)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) c[k][j] = 0.f;
+  unsigned a[kChains];
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) a[k] = 0x3c003c00u ^ ((threadIdx.x + 5u * k) & 0x00070007u);
+  // Lanes 0-15 give the 16 row addresses of the two 8 x 8 matrices (16 B each, contiguous).
+  const unsigned base =
+      static_cast<unsigned>(__cvta_generic_to_shared(smem)) + (threadIdx.x % 16) * 16;
+  for (int it = 0; it < kMmaIters; ++it) {
+#pragma unroll
+    for (int k = 0; k < kChains; ++k) {
+      const unsigned addr = base + unsigned((it * kChains + k) & 31) * 512;
+      unsigned b0, b1;
+      asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                   : "=r"(b0), "=r"(b1)
+                   : "r"(addr));
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%0,%1,%2,%3};\n"
+          : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
+          : "r"(a[k]), "r"(a[k]), "r"(a[k]), "r"(a[k]), "r"(b0), "r"(b1));
+    }
+  }
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < kChains; ++k)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) s += c[k][j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  record_cta_span(start, t0, t1, smid);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,6 +295,7 @@ int main(int argc, char** argv) {
             threads / 32 * mma_flops / 32);
     measure("mma_sync", "rr", "e4m3", mma_kernel<MmaType::e4m3>, threads,
             2 * threads / 32 * mma_flops / 32);
+    measure("mma_sync", "r_ldsm", "bf16", mma_ldsm_kernel, threads, threads / 32 * mma_flops / 32);
   }
   CUDA_CHECK(cudaFree(out));
   CUDA_CHECK(cudaStreamDestroy(s));
