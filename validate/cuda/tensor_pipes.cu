@@ -130,20 +130,59 @@ __global__ void __launch_bounds__(256, 1)
 
 enum class MmaType { bf16, f16, e4m3 };
 
+// One warp MMA into accumulator c: m16n8k16 (bf16, f16) or m16n8k32 (e4m3), fp32 accumulate; A
+// is one register's value in all four A registers, B is b0 and b1.
+template <MmaType type>
+__device__ __forceinline__ void mma_sync(float (&c)[4], unsigned a, unsigned b0, unsigned b1) {
+  if constexpr (type == MmaType::e4m3)
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b0), "r"(b1));
+  else if constexpr (type == MmaType::f16)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b0), "r"(b1));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b0), "r"(b1));
+}
+
+// A warp's kChains independent accumulators, each with its own A (from the thread index, so not
+// known to the compiler: ptxas merges chains with identical operands into one).
+struct Chains {
+  float c[kChains][4];
+  unsigned a[kChains];
+  __device__ Chains() {
+#pragma unroll
+    for (int k = 0; k < kChains; ++k) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) c[k][j] = 0.f;
+      a[k] = 0x3c003c00u ^ ((threadIdx.x + 5u * k) & 0x00070007u);
+    }
+  }
+  // Written out by the caller, so the compiler keeps the chains.
+  __device__ float sum() const {
+    float s = 0;
+#pragma unroll
+    for (int k = 0; k < kChains; ++k)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) s += c[k][j];
+    return s;
+  }
+};
+
 template <MmaType type>
 __global__ void __launch_bounds__(1024, 1)
     mma_kernel(float* out, long long* t0, long long* t1, unsigned* smid) {
   const long long start = clock64();
-  float c[kChains][4];
-#pragma unroll
-  for (int k = 0; k < kChains; ++k)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) c[k][j] = 0.f;
-  // Each chain its own A (from the thread index, so not known to the compiler): ptxas merges
-  // chains with identical operands into one.
-  unsigned a[kChains];
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) a[k] = 0x3c003c00u ^ ((threadIdx.x + 5u * k) & 0x00070007u);
+  Chains ch;
   const unsigned b0 = 0x3c003c00u;
   for (int it = 0; it < kMmaIters; ++it) {
 #pragma unroll
@@ -152,33 +191,11 @@ __global__ void __launch_bounds__(1024, 1)
       // are unpacked to f16, multiplied into a zero accumulator by two HMMAs and added to the
       // chain with FADDs) is hoisted out of the loop. bf16 / f16 chain through the accumulator
       // and keep A fixed (an extra instruction per MMA here costs the HMMA rate 40 %).
-      const unsigned a0 = type == MmaType::e4m3 ? a[k] ^ (unsigned(it) & 0x00010001u) : a[k];
-      if constexpr (type == MmaType::e4m3)
-        asm volatile(
-            "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-            "{%8,%9}, {%0,%1,%2,%3};\n"
-            : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
-            : "r"(a0), "r"(a0), "r"(a0), "r"(a0), "r"(b0), "r"(b0));
-      else if constexpr (type == MmaType::f16)
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-            "{%8,%9}, {%0,%1,%2,%3};\n"
-            : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
-            : "r"(a0), "r"(a0), "r"(a0), "r"(a0), "r"(b0), "r"(b0));
-      else
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-            "{%8,%9}, {%0,%1,%2,%3};\n"
-            : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
-            : "r"(a0), "r"(a0), "r"(a0), "r"(a0), "r"(b0), "r"(b0));
+      const unsigned a0 = type == MmaType::e4m3 ? ch.a[k] ^ (unsigned(it) & 0x00010001u) : ch.a[k];
+      mma_sync<type>(ch.c[k], a0, b0, b0);
     }
   }
-  float s = 0;
-#pragma unroll
-  for (int k = 0; k < kChains; ++k)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) s += c[k][j];
-  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = ch.sum();
   record_cta_span(start, t0, t1, smid);
 }
 
@@ -194,14 +211,7 @@ __global__ void __launch_bounds__(1024, 1)
     reinterpret_cast<unsigned*>(smem)[i] = 0x3c003c00u ^ (unsigned(i) & 0x00070007u);
   __syncthreads();
   const long long start = clock64();
-  float c[kChains][4];
-#pragma unroll
-  for (int k = 0; k < kChains; ++k)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) c[k][j] = 0.f;
-  unsigned a[kChains];
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) a[k] = 0x3c003c00u ^ ((threadIdx.x + 5u * k) & 0x00070007u);
+  Chains ch;
   // Lanes 0-15 give the 16 row addresses of the two 8 x 8 matrices (16 B each, contiguous).
   const unsigned base =
       static_cast<unsigned>(__cvta_generic_to_shared(smem)) + (threadIdx.x % 16) * 16;
@@ -213,19 +223,10 @@ __global__ void __launch_bounds__(1024, 1)
       asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
                    : "=r"(b0), "=r"(b1)
                    : "r"(addr));
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-          "{%8,%9}, {%0,%1,%2,%3};\n"
-          : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
-          : "r"(a[k]), "r"(a[k]), "r"(a[k]), "r"(a[k]), "r"(b0), "r"(b1));
+      mma_sync<MmaType::bf16>(ch.c[k], ch.a[k], b0, b1);
     }
   }
-  float s = 0;
-#pragma unroll
-  for (int k = 0; k < kChains; ++k)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) s += c[k][j];
-  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = ch.sum();
   record_cta_span(start, t0, t1, smid);
 }
 
