@@ -11,7 +11,9 @@
 // from four registers a thread. mma.sync: one CTA of 256 or 1024 threads per SM; each warp runs
 // `kChains` independent accumulators through m16n8k16 (bf16, f16) or m16n8k32 (e4m3), `kMmaIters`
 // times, each chain with its own A registers; `r_ldsm` rows load B from shared memory by ldmatrix
-// before every MMA (FlashAttention-2's pattern). Flops per instruction: 2 m n k. Cycles from
+// before every MMA (FlashAttention-2's pattern), `r_ldsm_reuse<k>` once per k MMAs, `ldsm_ldsm`
+// A as well; the `ldmatrix` row loads alone (shared memory's rate). smem_bytes_per_sm counts the
+// bytes ldmatrix reads on one SM. Flops per instruction: 2 m n k. Cycles from
 // clock64() read by every CTA at its start and end (one CTA per SM: the slowest CTA's span); the
 // accumulators are written out. The kernels are built for sm_90a (wgmma needs it); the script logs
 // the SASS instruction counts (HGMMA, QGMMA, HMMA). Each row is the median of 9 launches after 2
@@ -199,34 +201,87 @@ __global__ void __launch_bounds__(1024, 1)
   record_cta_span(start, t0, t1, smid);
 }
 
-// bf16 mma.sync with its B fragment loaded from shared memory before every MMA (ldmatrix .x2: two
-// 8 x 8 matrices, 256 B a warp), as FlashAttention-2 reads its K and V fragments: the rate with
-// the operand traffic through shared memory and its instructions. The address moves every
-// iteration (within 16 KiB), so the loads stay in the loop.
-__global__ void __launch_bounds__(1024, 1)
-    mma_ldsm_kernel(float* out, long long* t0, long long* t1, unsigned* smid) {
-  constexpr int kSmem = 16384;
-  __shared__ alignas(128) unsigned char smem[kSmem];
-  for (int i = threadIdx.x; i < kSmem / 4; i += blockDim.x)
+// One bf16 m16n8k16 warp MMA with A in four registers (a fragment loaded by ldmatrix .x4).
+__device__ __forceinline__ void mma_bf16_a4(float (&c)[4], const unsigned (&a)[4], unsigned b0,
+                                            unsigned b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+constexpr int kLdsmSmem = 16384;
+
+// Fills the kernel's shared tile with small bf16 values and returns its shared-space address.
+__device__ unsigned fill_ldsm_tile(unsigned char* smem) {
+  for (int i = threadIdx.x; i < kLdsmSmem / 4; i += blockDim.x)
     reinterpret_cast<unsigned*>(smem)[i] = 0x3c003c00u ^ (unsigned(i) & 0x00070007u);
   __syncthreads();
+  return static_cast<unsigned>(__cvta_generic_to_shared(smem));
+}
+
+// bf16 mma.sync with operands loaded from shared memory by ldmatrix, as FlashAttention-2 reads
+// its K and V fragments: B (ldmatrix .x2: two 8 x 8 matrices, 256 B a warp) once per `kReuse`
+// MMAs (a warp tile 16 x kReuse rows tall reuses each B fragment that often), and with `kLoadA`
+// A too (ldmatrix .x4, 512 B a warp) before every MMA. Shared-memory bytes per MMA (4096 flops):
+// 256 / kReuse, plus 512 with A. The addresses move every iteration (within 16 KiB), so the loads
+// stay in the loop.
+template <int kReuse, bool kLoadA>
+__global__ void __launch_bounds__(1024, 1)
+    mma_ldsm_kernel(float* out, long long* t0, long long* t1, unsigned* smid) {
+  __shared__ alignas(128) unsigned char smem[kLdsmSmem];
+  const unsigned tile = fill_ldsm_tile(smem);
   const long long start = clock64();
   Chains ch;
-  // Lanes 0-15 give the 16 row addresses of the two 8 x 8 matrices (16 B each, contiguous).
-  const unsigned base =
-      static_cast<unsigned>(__cvta_generic_to_shared(smem)) + (threadIdx.x % 16) * 16;
+  // B: lanes 0-15 give the 16 row addresses of the two 8 x 8 matrices (16 B each, contiguous);
+  // A: lanes 0-31 give the 32 row addresses of four.
+  const unsigned base_b = tile + (threadIdx.x % 16) * 16;
+  const unsigned base_a = tile + (threadIdx.x % 32) * 16;
+  unsigned b0 = 0, b1 = 0;
   for (int it = 0; it < kMmaIters; ++it) {
 #pragma unroll
     for (int k = 0; k < kChains; ++k) {
-      const unsigned addr = base + unsigned((it * kChains + k) & 31) * 512;
-      unsigned b0, b1;
-      asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
-                   : "=r"(b0), "=r"(b1)
-                   : "r"(addr));
-      mma_sync<MmaType::bf16>(ch.c[k], ch.a[k], b0, b1);
+      const unsigned step = unsigned((it * kChains + k) & 31) * 512;
+      if (k % kReuse == 0)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                     : "=r"(b0), "=r"(b1)
+                     : "r"(base_b + step));
+      if constexpr (kLoadA) {
+        unsigned a[4];
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+                     : "r"(base_a + (step ^ 8192u)));
+        mma_bf16_a4(ch.c[k], a, b0, b1);
+      } else {
+        mma_sync<MmaType::bf16>(ch.c[k], ch.a[k], b0, b1);
+      }
     }
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = ch.sum();
+  record_cta_span(start, t0, t1, smid);
+}
+
+// ldmatrix .x4 alone (512 B a warp each), kChains independent loads an iteration, folded into a
+// register by XOR so they are kept: shared memory's read rate per SM through ldmatrix.
+__global__ void __launch_bounds__(1024, 1)
+    ldsm_only_kernel(float* out, long long* t0, long long* t1, unsigned* smid) {
+  __shared__ alignas(128) unsigned char smem[kLdsmSmem];
+  const unsigned tile = fill_ldsm_tile(smem);
+  const long long start = clock64();
+  const unsigned base = tile + (threadIdx.x % 32) * 16;
+  unsigned acc = 0;
+  for (int it = 0; it < kMmaIters; ++it) {
+#pragma unroll
+    for (int k = 0; k < kChains; ++k) {
+      unsigned a[4];
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+                   : "r"(base + unsigned((it * kChains + k) & 15) * 512));
+      acc ^= a[0] ^ a[1] ^ a[2] ^ a[3];
+    }
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = float(acc & 0xffu);
   record_cta_span(start, t0, t1, smid);
 }
 
@@ -245,7 +300,8 @@ int main(int argc, char** argv) {
            {"mma_sync", "m16n8k16 (bf16) / m16n8k32 (e4m3), " + std::to_string(kChains) +
                             " chains per warp, " + std::to_string(kMmaIters) + " iterations"}},
           "instr,operands,dtype,threads_per_cta,flops_per_sm,cycles_median,flops_per_cycle_median,"
-          "flops_per_cycle_min,flops_per_cycle_max,us_median,clock_mhz_median,reps,ok");
+          "flops_per_cycle_min,flops_per_cycle_max,us_median,clock_mhz_median,reps,ok,"
+          "smem_bytes_per_sm,smem_bytes_per_cycle_median");
   const size_t max_threads = size_t(sms) * 1024;
   float* out = static_cast<float*>(device_alloc(kDev, sizeof(float) * max_threads));
   CtaSpans spans(kDev, sms);
@@ -253,8 +309,9 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   EventPair ev(kDev);
 
+  // smem_bytes_per_sm: what the kernel reads from shared memory by ldmatrix on one SM.
   auto measure = [&](const char* instr, const char* operands, const char* dtype, auto kernel,
-                     int threads, double flops_per_sm) {
+                     int threads, double flops_per_sm, double smem_bytes_per_sm = 0) {
     std::vector<double> rates, cycles, times, mhz;
     int ok = 1;
     for (int rep = 0; rep < 11; ++rep) {
@@ -278,8 +335,9 @@ int main(int argc, char** argv) {
       if (!std::isfinite(v)) ok = 0;
     const Stats r = summarize(rates), c = summarize(cycles), t = summarize(times),
                 f = summarize(mhz);
-    csv.row("%s,%s,%s,%d,%.0f,%.0f,%.1f,%.1f,%.1f,%.3f,%.0f,%d,%d", instr, operands, dtype, threads,
-            flops_per_sm, c.median, r.median, r.min, r.max, t.median, f.median, r.n, ok);
+    csv.row("%s,%s,%s,%d,%.0f,%.0f,%.1f,%.1f,%.1f,%.3f,%.0f,%d,%d,%.0f,%.1f", instr, operands,
+            dtype, threads, flops_per_sm, c.median, r.median, r.min, r.max, t.median, f.median, r.n,
+            ok, smem_bytes_per_sm, smem_bytes_per_sm / c.median);
   };
   const double wg_flops = 2.0 * 64 * 256 * 16 * kBatch * kWgIters;  // per warpgroup, bf16
   for (int wgs : {1, 2}) {
@@ -296,7 +354,17 @@ int main(int argc, char** argv) {
             threads / 32 * mma_flops / 32);
     measure("mma_sync", "rr", "e4m3", mma_kernel<MmaType::e4m3>, threads,
             2 * threads / 32 * mma_flops / 32);
-    measure("mma_sync", "r_ldsm", "bf16", mma_ldsm_kernel, threads, threads / 32 * mma_flops / 32);
+    // Per warp and MMA, 256 B of B over kReuse MMAs, + 512 B of A (ldsm_ldsm).
+    const double mmas = threads / 32 * double(kChains) * kMmaIters;
+    measure("mma_sync", "r_ldsm", "bf16", mma_ldsm_kernel<1, false>, threads,
+            threads / 32 * mma_flops / 32, mmas * 256);
+    measure("mma_sync", "r_ldsm_reuse2", "bf16", mma_ldsm_kernel<2, false>, threads,
+            threads / 32 * mma_flops / 32, mmas * 128);
+    measure("mma_sync", "r_ldsm_reuse4", "bf16", mma_ldsm_kernel<4, false>, threads,
+            threads / 32 * mma_flops / 32, mmas * 64);
+    measure("mma_sync", "ldsm_ldsm", "bf16", mma_ldsm_kernel<1, true>, threads,
+            threads / 32 * mma_flops / 32, mmas * 768);
+    measure("ldmatrix", "x4", "b16", ldsm_only_kernel, threads, 0, mmas * 512);
   }
   CUDA_CHECK(cudaFree(out));
   CUDA_CHECK(cudaStreamDestroy(s));
