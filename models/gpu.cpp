@@ -71,6 +71,26 @@ std::optional<sim::ResourceId> Gpu::peer_port(PeerPath path, PortDirection dir) 
   return slot;
 }
 
+sim::Bytes Gpu::mma_amount(std::int64_t flops, Dtype d, MmaInstr instr,
+                           std::int64_t smem_bytes) const {
+  MGSIM_CHECK(d != Dtype::fp32 && smem_bytes >= 0, "mma_amount of fp32 or negative bytes");
+  const sim::Bytes pipe_only = pipe_amount(flops, d, instr);
+  if (smem_bytes == 0) return pipe_only;
+  const SmSpec& sm = spec_->sm;
+  // Pipe units per shared-memory byte: (bf16 flops per cycle x tensor clock) / (bytes per cycle
+  // x SM clock).
+  const double per_byte =
+      static_cast<double>(sm.flops_per_cycle_bf16) * static_cast<double>(sm.tensor_clock.hertz()) /
+      (static_cast<double>(sm.smem_bytes_per_cycle) * static_cast<double>(sm.clock.hertz()));
+  const double p = static_cast<double>(pipe_only.count());
+  const double s = static_cast<double>(smem_bytes) * per_byte;
+  const double big = std::max(p, s);  // scaled by the larger, so no power overflows
+  if (instr == MmaInstr::native) return sim::Bytes(static_cast<std::int64_t>(std::ceil(big)));
+  const double q = sm.smem_serialisation;
+  const double both = big * std::pow(std::pow(p / big, 1.0 / q) + std::pow(s / big, 1.0 / q), q);
+  return sim::Bytes(static_cast<std::int64_t>(std::ceil(both)));
+}
+
 void Gpu::create_sm_pipes() {
   if (!tensor_.empty()) return;
   comm_warps_.assign(static_cast<std::size_t>(spec_->sm.count), {0, 0});

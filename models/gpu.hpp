@@ -91,6 +91,21 @@ class Gpu {
     return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
   }
 
+  // The tensor-pipe amount of an MMA whose operands read `smem_bytes` from shared memory on the
+  // way (ldmatrix, or wgmma's shared-memory descriptors): the pipe amount p = pipe_amount(flops,
+  // d, instr) and the shared-memory time in the same units, s = smem_bytes x the pipe's rate /
+  // shared memory's rate (sm.smem_bytes_per_cycle at sm.clock), rounded up after combining:
+  //  - mma_sync: (p^(1/q) + s^(1/q))^q, q = sm.smem_serialisation. A warp's ldmatrix and MMA
+  //    instructions take turns in its one instruction stream, and overlap imperfectly
+  //    (tensor_pipes_run17.csv);
+  //  - native (wgmma): max(p, s). The warp group's MMA reads its operands from shared memory
+  //    itself, asynchronously: wgmma from shared memory at 62 % of shared memory's rate runs at
+  //    99.8 % of the pipe's (tensor_pipes.csv).
+  // Both rates follow the SM clock, so the combination holds at any clock. smem_bytes == 0 gives
+  // pipe_amount exactly.
+  // REQUIRES: d is a tensor type (not fp32); smem_bytes >= 0.
+  sim::Bytes mma_amount(std::int64_t flops, Dtype d, MmaInstr instr, std::int64_t smem_bytes) const;
+
   // SM `sm`'s path beyond L2 (its loads and stores, TMA and ld/st, sm.memory_rate), on first
   // use.
   // REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count.

@@ -111,6 +111,11 @@ const std::array kParameters = {
     param<&H::sm, &SmSpec::mma_sync_flops_per_cycle_tf32>("sm", "mma_sync_flops_per_cycle_tf32",
                                                           "flops/cycle/SM", kRequired,
                                                           "dense TF32 rate of mma.sync"),
+    param<&H::sm, &SmSpec::smem_bytes_per_cycle>("sm", "smem_bytes_per_cycle", "B/cycle/SM",
+                                                 kRequired, "shared memory's read rate"),
+    param<&H::sm, &SmSpec::smem_serialisation>(
+        "sm", "smem_serialisation", "ratio", kRequired,
+        "q in t = (t_pipe^(1/q) + t_smem^(1/q))^q: an MMA's pipe and operand-read times"),
     param<&H::sm, &SmSpec::sfu_ops_per_cycle>("sm", "sfu_ops_per_cycle", "ops/cycle/SM", kRequired,
                                               "special-function unit (ex2, rcp, rsqrt, sin)"),
     param<&H::sm, &SmSpec::int32_ops_per_cycle>("sm", "int32_ops_per_cycle", "ops/cycle/SM",

@@ -92,6 +92,12 @@ struct SmSpec {
   std::int64_t mma_sync_flops_per_cycle_bf16 = 2678;
   std::int64_t mma_sync_flops_per_cycle_fp8 = 1345;
   std::int64_t mma_sync_flops_per_cycle_tf32 = 1339;
+  // Shared memory's read rate per SM (ldmatrix, wgmma's shared-memory operands), and how an
+  // MMA's pipe time and its operands' shared-memory time combine: t = (t_pipe^(1/q) +
+  // t_smem^(1/q))^q with q = smem_serialisation (towards 0 the slower alone binds, at 1 the two
+  // times add).
+  std::int64_t smem_bytes_per_cycle = 128;
+  double smem_serialisation = 0.33;
   std::int64_t sfu_ops_per_cycle = 16;    // special functions (MUFU: ex2, rcp, rsqrt, sin)
   std::int64_t int32_ops_per_cycle = 64;  // 32-bit integer multiply-adds (IMAD)
   int max_ctas = 32;                      // resident CTA slots per SM

@@ -286,6 +286,32 @@ class KernelParser {
     op.instr = parse_instr(r);
     if (auto a = r.optional("a")) op.a = parse_operand(*a);
     if (auto b = r.optional("b")) op.b = parse_operand(*b);
+    if (auto o = r.optional("operands")) op.operands = parse_smem_operands(*o);
+  }
+
+  // operands: {a: smem | registers, b: smem | registers, tile_m, tile_n}.
+  SmemOperands parse_smem_operands(const sim::Node& node) {
+    sim::MapReader r(node, "operands");
+    SmemOperands out;
+    auto from = [&](const char* key) {
+      auto v = r.optional(key);
+      if (!v) return false;
+      const std::string text = v->as_string();
+      if (text != "smem" && text != "registers") fail_choice(*v, key, text, {"smem", "registers"});
+      return text == "smem";
+    };
+    out.a = from("a");
+    out.b = from("b");
+    out.tile_m = Expr::parse(r.required("tile_m"), scope_);
+    out.tile_n = Expr::parse(r.required("tile_n"), scope_);
+    r.finish();
+    return out;
+  }
+
+  // Shared-memory operands go with tensor-core MMAs (an fp32 product runs on the FP32 pipe).
+  static void check_operands(const sim::Node& node, const MmaShape& op) {
+    if (op.operands && op.dtype == models::Dtype::fp32)
+      node.fail("'operands' (reads from shared memory) go with tensor-core types, not fp32");
   }
 
   // An operand's data: a buffer's name, or {buffer, region}.
@@ -308,6 +334,7 @@ class KernelParser {
     parse_mnk(r, op);
     op.dtype = parse_dtype(r, models::Dtype::bf16);
     r.finish();
+    check_operands(node, op);
     return op;
   }
 
@@ -320,6 +347,7 @@ class KernelParser {
     if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
     op.dtype = parse_dtype(r, models::Dtype::bf16);
     r.finish();
+    check_operands(node, op);
     return op;
   }
 

@@ -129,12 +129,20 @@ struct ReduceOp : TransferOp {
   static constexpr const char* kName = "reduce";
 };
 
+// Which operands an MMA reads from shared memory on the way to the tensor pipe, and the tile one
+// warp (mma.sync) or warp group (wgmma) computes, over which it reuses each operand fragment.
+struct SmemOperands {
+  bool a = false, b = false;
+  Expr tile_m, tile_n;
+};
+
 // What mma and mainloop share: an m x n x k product of `dtype` operands.
 struct MmaShape {
   Expr m, n, k;
   models::Dtype dtype = models::Dtype::bf16;
   models::MmaInstr instr = models::MmaInstr::native;
   BufferRef a, b;  // the operands' data (m x k and k x n elements), when named
+  std::optional<SmemOperands> operands;  // none: operands taken as resident in registers
 };
 
 struct MmaOp : MmaShape {

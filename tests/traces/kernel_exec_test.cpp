@@ -520,6 +520,57 @@ TEST_CASE("mma.sync holds the tensor pipe at its own rate beside the native inst
         3'001'000'000);
 }
 
+TEST_CASE("an MMA's operand reads from shared memory hold the tensor pipe with its math") {
+  // toy_device: tensor pipes and SMs at 1 GHz, native bf16 1000 flops per cycle (mma.sync set to
+  // the same here); shared memory set to 100 B per cycle (1e11 B/s). 1e9 bf16 flops (m = n =
+  // 1000, k = 500) take 1 ms on the pipe. A warp tile of 10 x 10 reads, per k, 10 elements of A
+  // and 10 of B: A from shared memory is k m n 2 B / tile_n = 1e8 B (1 ms), A and B 2e8 B (2 ms).
+  // mma.sync combines the two times as (t_pipe^(1/q) + t_smem^(1/q))^q: q = 1 adds them (3 ms),
+  // q = 0.5 gives sqrt(1 + 4) ms; the native instruction overlaps them (the larger, 2 ms).
+  models::HardwareSpec hw = toy_device(4);
+  hw.sm.smem_bytes_per_cycle = 100;
+  hw.sm.mma_sync_flops_per_cycle_bf16 = hw.sm.flops_per_cycle_bf16;
+  auto end_of = [&](const std::string& role) {
+    return stream_end(run_kernels(one_kernel("4", role), 1, hw).result, 0, "s");
+  };
+  const std::string both =
+      "      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500, instr: mma_sync, operands: {a: "
+      "smem, b: smem, tile_m: 10, tile_n: 10}}}]}\n";
+  hw.sm.smem_serialisation = 1.0;
+  CHECK(end_of(both) == 1'000'000 + 3'000'000'000);
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500, instr: mma_sync, "
+               "operands: {a: smem, tile_m: 10, tile_n: 10}}}]}\n") == 1'000'000 + 2'000'000'000);
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500, operands: {a: smem, b: "
+               "smem, tile_m: 10, tile_n: 10}}}]}\n") == 1'000'000 + 2'000'000'000);
+  hw.sm.smem_serialisation = 0.5;
+  CHECK(end_of(both) == 1'000'000 + 2'236'067'978);  // ceil(2e9 x sqrt(1.25)) pipe units of 1 ps
+  // Registers only (or no `operands`): the pipe's time alone.
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500, operands: {a: registers, "
+               "b: registers, tile_m: 10, tile_n: 10}}}]}\n") == 1'000'000 + 1'000'000'000);
+  // A mainloop's MMAs read their operands the same way: with them it ends at least 1.236 ms later.
+  const auto loop = [&](const std::string& operands) {
+    return end_of(
+        "      - {name: m, ops: [{mainloop: {m: 1000, n: 1000, k: 500, k_tile: 100, "
+        "stages: 2, instr: mma_sync" +
+        operands + "}}]}\n");
+  };
+  CHECK(loop(", operands: {a: smem, b: smem, tile_m: 10, tile_n: 10}") - loop("") >= 1'236'067'978);
+  // Errors: where an operand comes from, the tile, and the type.
+  CHECK_THROWS_WITH(end_of("      - {name: m, ops: [{mma: {m: 1, n: 1, k: 1, operands: {a: shared, "
+                           "tile_m: 1, tile_n: 1}}}]}\n"),
+                    Catch::Contains("smem") && Catch::Contains("registers"));
+  CHECK_THROWS_WITH(
+      end_of(
+          "      - {name: m, ops: [{mma: {m: 1, n: 1, k: 1, operands: {a: smem, tile_m: 1}}}]}\n"),
+      Catch::Contains("tile_n"));
+  CHECK_THROWS_WITH(end_of("      - {name: m, ops: [{mma: {m: 1, n: 1, k: 1, dtype: fp32, "
+                           "operands: {a: smem, tile_m: 1, tile_n: 1}}}]}\n"),
+                    Catch::Contains("not fp32"));
+  CHECK_THROWS_WITH(end_of("      - {name: m, ops: [{mma: {m: 1, n: 1, k: 1, operands: {a: smem, "
+                           "tile_m: 0, tile_n: 1}}}]}\n"),
+                    Catch::Contains("tile_m"));
+}
+
 TEST_CASE("instr names a tensor-core instruction and goes with tensor flops only") {
   const models::HardwareSpec hw = toy_device(4);
   CHECK_THROWS_WITH(

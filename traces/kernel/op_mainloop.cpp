@@ -14,6 +14,8 @@
 // The loop's own producer warp takes no share of the SM's math pipes here: its cost is inside
 // the GEMM rate the tensor clock is fitted to (a separate communication role's is charged,
 // models::Gpu::add_comm_warp).
+// With `operands`, the MMAs' reads of their operands from shared memory hold the pipe too, as
+// in mma (traces/kernel/op_mma.cpp).
 // Ignores: HBM traffic of the operands, L2 bandwidth beyond the L2 resource's share.
 #include <algorithm>
 
@@ -36,7 +38,6 @@ bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op) {
   const std::int64_t total_bytes = mul(op.k, mul(op.k, m + n, k), esize);
   const std::int64_t mn2 = mul(op.n, 2 * m, n);
   const std::int64_t flops = mul(op.k, mn2, k);
-  const std::int64_t last_flops = mn2 * (k - (steps - 1) * k_tile);
   x.stats.flops += flops;
 
   const int peer = op.peer ? x.check_rank(*op.peer, r.env) : rank;
@@ -53,8 +54,9 @@ bool start_mainloop(Runner& x, RoleRun& r, const MainloopOp& op) {
   const Duration fill = latency + spec.tma.issue_time(x.gpu(rank).sm_clock());
   models::Gpu& gpu = x.gpu(rank);
   const sim::ResourceId pipe = gpu.pipe(r.cta->sm, op.dtype);
-  const Bytes last_mma = gpu.pipe_amount(last_flops, op.dtype, op.instr);
-  const Bytes rest_mma = gpu.pipe_amount(flops - last_flops, op.dtype, op.instr);
+  const std::int64_t last_k = k - (steps - 1) * k_tile;
+  const Bytes last_mma = mma_amount(gpu, r, op, m, n, last_k);
+  const Bytes rest_mma = mma_amount(gpu, r, op, m, n, k - last_k);
   begin_phases(r);
   add_phase(r, fill);
   add_flow(r, l2, route, Bytes(stage_bytes), cap);

@@ -32,6 +32,10 @@ bool start_fence(Runner& x, RoleRun& r, const FenceOp& op);  // op_signal.cpp
 // The bytes an ld/st or multimem access keeps in flight per CTA: threads x vector x unroll, each
 // the op's or its default (the CTA's threads, 16 B, 4); op_load_store.cpp.
 std::int64_t ldst_window(const RoleRun& r, const TransferOp& op);
+// The tensor-pipe amount of an m x n x k slice of `op`: its flops as op.instr, with its
+// operands' shared-memory reads when op.operands says so (models::Gpu::mma_amount); op_mma.cpp.
+Bytes mma_amount(const models::Gpu& gpu, const RoleRun& r, const MmaShape& op, std::int64_t m,
+                 std::int64_t n, std::int64_t k);
 // What a fence of `scope` costs its thread (models/sync.hpp).
 Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope);
 
