@@ -83,11 +83,18 @@ class Gpu {
   // `flops` of `d` issued as `instr` in the units of its pipe: bf16-equivalent flops of the
   // native instruction (flops x native bf16 rate / the rate of d as instr, rounded up) on the
   // tensor pipe, so an instruction or type that is slower holds the pipe longer; flops on the
-  // FP32 pipe.
+  // FP32 pipe. The pipe's capacity runs at sm.tensor_clock (the native instruction's rate, with
+  // the issue efficiency of the GEMMs it is fitted to); mma.sync's rates are per SM cycle
+  // (measured with clock64), so its amount is also scaled by tensor_clock / sm.clock.
   sim::Bytes pipe_amount(std::int64_t flops, Dtype d, MmaInstr instr = MmaInstr::native) const {
     if (d == Dtype::fp32) return sim::Bytes(flops);
-    const sim::Int128 scaled = static_cast<sim::Int128>(flops) * spec_->sm.flops_per_cycle_bf16;
-    const std::int64_t rate = spec_->sm.flops_per_cycle(d, instr);
+    const SmSpec& sm = spec_->sm;
+    sim::Int128 scaled = static_cast<sim::Int128>(flops) * sm.flops_per_cycle_bf16;
+    sim::Int128 rate = sm.flops_per_cycle(d, instr);
+    if (instr == MmaInstr::mma_sync) {
+      scaled *= sm.tensor_clock.hertz();
+      rate *= sm.clock.hertz();
+    }
     return sim::Bytes(static_cast<std::int64_t>((scaled + rate - 1) / rate));
   }
 

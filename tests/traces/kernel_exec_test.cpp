@@ -518,6 +518,16 @@ TEST_CASE("mma.sync holds the tensor pipe at its own rate beside the native inst
   CHECK(end_of("      - {name: a, ops: [{mma: {m: 1000, n: 1000, k: 500}}]}\n"
                "      - {name: b, ops: [{mma: {m: 1000, n: 1000, k: 500, instr: mma_sync}}]}\n") ==
         3'001'000'000);
+  // mma.sync's rate is per SM cycle (as clock64 measures it), the native one per tensor-clock
+  // cycle (the fitted effective clock): with the tensor clock at half the SM clock, 1e9 native
+  // flops take 2 ms, and 1e9 mma.sync flops at 500 a 1 GHz SM cycle still 2 ms.
+  hw.sm.tensor_clock = sim::Frequency::mhz(500);
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500}}]}\n") == 2'001'000'000);
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500, instr: mma_sync}}]}\n") ==
+        2'001'000'000);
+  hw.sm.mma_sync_flops_per_cycle_bf16 = 250;
+  CHECK(end_of("      - {name: m, ops: [{mma: {m: 1000, n: 1000, k: 500, instr: mma_sync}}]}\n") ==
+        4'001'000'000);
 }
 
 TEST_CASE("an MMA's operand reads from shared memory hold the tensor pipe with its math") {
