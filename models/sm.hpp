@@ -97,7 +97,7 @@ struct SmSpec {
   // t_smem^(1/q))^q with q = smem_serialisation (towards 0 the slower alone binds, at 1 the two
   // times add).
   std::int64_t smem_bytes_per_cycle = 128;
-  double smem_serialisation = 0.33;
+  double smem_serialisation = 0.333;
   std::int64_t sfu_ops_per_cycle = 16;    // special functions (MUFU: ex2, rcp, rsqrt, sin)
   std::int64_t int32_ops_per_cycle = 64;  // 32-bit integer multiply-adds (IMAD)
   int max_ctas = 32;                      // resident CTA slots per SM
