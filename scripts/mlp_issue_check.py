@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Checks a candidate mechanism for mlp.csv's reads (docs/VALIDATION.md, mlp.csv): a load's
+slot is held for the unloaded latency plus the time its warp waits to issue the loop's
+instructions among the SM's other warps, instead of the fitted hbm.latency.
+
+  rate per CTA = min(bytes in flight / (L0 + I x warps / 4 / f), SM cap, HBM / CTAs)
+
+I = instructions in the kernel's main loop per iteration (one unrolled group of loads), counted
+from the SASS of mlp.cu's read kernels (validate/data/h200-single/system_run18/sass_mlp_read.txt:
+the smallest backward branch span holding the most LDGs); warps = the CTA's warps (one CTA per
+SM); 4 schedulers per SM at f = 1.98 GHz; L0 = the latency of the rows with the least in flight
+(one CTA, 512 B - 4 KiB in flight: 363 - 403 ns); SM cap = one SM's best read rate (133 GB/s);
+HBM = h200.calibrated's hbm.bandwidth. Nothing here is in the model yet: it prints how far this
+candidate is from the measurement, beside the current model's error from `mgsim validate`.
+
+  scripts/mlp_issue_check.py [--l0-ns 365]
+"""
+import argparse
+import csv
+import re
+import statistics
+
+DATA = "validate/data/h200-single"
+
+
+def loop_instructions(path):
+    """(width, unroll) -> instructions of the main loop of mlp_read<width, unroll>."""
+    funcs, cur = {}, None
+    for line in open(path):
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            cur = m.group(1)
+            funcs.setdefault(cur, [])
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4})\*/\s+(.*?);", line)
+        if m and cur:
+            funcs[cur].append((int(m.group(1), 16), m.group(2)))
+    out = {}
+    for name, ins in funcs.items():
+        m = re.search(r"mlp_readILi(\d+)ELi(\d+)E", name)
+        if not m or (int(m.group(1)), int(m.group(2))) in out:
+            continue
+        best = None
+        for addr, text in ins:
+            b = re.search(r"BRA (0x[0-9a-f]+)", text)
+            if not b or int(b.group(1), 16) >= addr:
+                continue
+            span = [t for a, t in ins if int(b.group(1), 16) <= a <= addr]
+            loads = sum("LDG" in t for t in span)
+            if loads and (best is None or (loads, -len(span)) > (best[1], -best[0])):
+                best = (len(span), loads)
+        out[(int(m.group(1)), int(m.group(2)))] = best[0]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--l0-ns", type=float, default=365.0)
+    args = ap.parse_args()
+    instr = loop_instructions(f"{DATA}/system_run18/sass_mlp_read.txt")
+    with open(f"{DATA}/mlp.csv") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    clock_ghz, sm_cap, hbm = 1.98, 133.0, 4351.4
+    errors, anomalous = [], []
+    for r in rows:
+        if r["op"] != "read" or r["set"] not in ("cross", "axis"):
+            continue
+        threads, width, unroll = (int(r[k]) for k in ("threads_per_cta", "bytes_per_access",
+                                                      "unroll"))
+        ctas = int(r["ctas"])
+        window = threads * width * unroll
+        issue_ns = instr[(width, unroll)] * threads / 32 / 4 / clock_ghz
+        rate = min(window / (args.l0_ns + issue_ns), sm_cap, hbm / ctas)
+        error = float(r["gbps_per_cta_median"]) / rate - 1  # time error: predicted / measured - 1
+        (anomalous if unroll == 8 and width >= 8 else errors).append(abs(error))
+
+    def show(name, e):
+        e = sorted(e)
+        print(f"{name:44} {len(e):4} rows  |error| median {100 * statistics.median(e):5.1f} %  "
+              f"p90 {100 * e[int(0.9 * len(e))]:5.1f} %")
+
+    print("loop instructions per iteration (width, unroll):",
+          " ".join(f"{k[0]}x{k[1]}:{v}" for k, v in sorted(instr.items())))
+    show("reads", errors + anomalous)
+    show("reads without unroll 8 of 8- and 16-byte loads", errors)
+    show("unroll 8 of 8- and 16-byte loads", anomalous)
+
+
+if __name__ == "__main__":
+    main()
