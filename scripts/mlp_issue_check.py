@@ -11,7 +11,8 @@ the smallest backward branch span holding the most LDGs); warps = the CTA's warp
 SM); 4 schedulers per SM at f = 1.98 GHz; L0 = the latency of the rows with the least in flight
 (one CTA, 512 B - 4 KiB in flight: 363 - 403 ns); SM cap = one SM's best read rate (133 GB/s);
 HBM = h200.calibrated's hbm.bandwidth. Nothing here is in the model yet: it prints how far this
-candidate is from the measurement, beside the current model's error from `mgsim validate`.
+candidate is from the measurement, beside the model's error on the same rows (the per-case
+table `mgsim validate --write docs/VALIDATION.md` wrote).
 
   scripts/mlp_issue_check.py [--l0-ns 365]
 """
@@ -59,9 +60,18 @@ def main():
     args = ap.parse_args()
     instr = loop_instructions(f"{DATA}/system_run18/sass_mlp_read.txt")
     with open(f"{DATA}/mlp.csv") as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        lines = f.readlines()
+    header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    rows = list(csv.DictReader(lines[header:]))
+    for i, r in enumerate(rows):
+        r["line"] = header + 2 + i  # the file's line number, as mgsim validate reports it
+    model = {}  # line -> the model's |error|, from docs/VALIDATION.md's per-case table
+    for line in open("docs/VALIDATION.md"):
+        m = re.match(r"\| \.\./h200-single/mlp\.csv \| (\d+) \|.*\| ([+-][\d.]+) % \|$", line)
+        if m:
+            model[int(m.group(1))] = abs(float(m.group(2))) / 100
     clock_ghz, sm_cap, hbm = 1.98, 133.0, 4351.4
-    errors, anomalous = [], []
+    errors, anomalous, now = [], [], []
     for r in rows:
         if r["op"] != "read" or r["set"] not in ("cross", "axis"):
             continue
@@ -73,6 +83,7 @@ def main():
         rate = min(window / (args.l0_ns + issue_ns), sm_cap, hbm / ctas)
         error = float(r["gbps_per_cta_median"]) / rate - 1  # time error: predicted / measured - 1
         (anomalous if unroll == 8 and width >= 8 else errors).append(abs(error))
+        now.append(model[r["line"]])
 
     def show(name, e):
         e = sorted(e)
@@ -81,7 +92,8 @@ def main():
 
     print("loop instructions per iteration (width, unroll):",
           " ".join(f"{k[0]}x{k[1]}:{v}" for k, v in sorted(instr.items())))
-    show("reads", errors + anomalous)
+    show("reads, the model now (docs/VALIDATION.md)", now)
+    show("reads, the candidate", errors + anomalous)
     show("reads without unroll 8 of 8- and 16-byte loads", errors)
     show("unroll 8 of 8- and 16-byte loads", anomalous)
 
