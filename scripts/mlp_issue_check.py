@@ -90,6 +90,25 @@ def main():
         print(f"{name:44} {len(e):4} rows  |error| median {100 * statistics.median(e):5.1f} %  "
               f"p90 {100 * e[int(0.9 * len(e))]:5.1f} %")
 
+    # What the data says without a model: the latency one CTA sees (bytes in flight / its rate),
+    # and the model's signed error on the reads, by bytes in flight per CTA.
+    seen, signed = {}, {}
+    for line in open("docs/VALIDATION.md"):
+        m = re.match(r"\| \.\./h200-single/mlp\.csv \| (\d+) \|.*\| ([+-][\d.]+) % \|$", line)
+        if m:
+            signed[int(m.group(1))] = float(m.group(2))
+    by_window = {}
+    for r in rows:
+        if r["op"] != "read" or r["set"] not in ("cross", "axis"):
+            continue
+        window = int(r["bytes_in_flight_per_cta"])
+        by_window.setdefault(window, []).append(signed[r["line"]])
+        if r["ctas"] == "1":
+            seen.setdefault(window, []).append(window / float(r["gbps_per_cta_median"]))
+    print("one CTA, latency seen (ns) by bytes in flight:",
+          " ".join(f"{w}:{min(v):.0f}-{max(v):.0f}" for w, v in sorted(seen.items())))
+    print("the model's median error on reads (%) by bytes in flight per CTA:",
+          " ".join(f"{w}:{statistics.median(v):+.0f}" for w, v in sorted(by_window.items())))
     print("loop instructions per iteration (width, unroll):",
           " ".join(f"{k[0]}x{k[1]}:{v}" for k, v in sorted(instr.items())))
     show("reads, the model now (docs/VALIDATION.md)", now)
