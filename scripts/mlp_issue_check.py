@@ -24,8 +24,9 @@ import statistics
 DATA = "validate/data/h200-single"
 
 
-def loop_instructions(path):
-    """(width, unroll) -> instructions of the main loop of mlp_read<width, unroll>."""
+def loop_instructions(path, kernel=r"mlp_readILi(\d+)ELi(\d+)E"):
+    """(width, unroll) -> instructions of the main loop of mlp_read<width, unroll>; for another
+    kernel name pattern without groups, {(16, 4): ...} (hbm_l2's read_kernel: 16 B x 4)."""
     funcs, cur = {}, None
     for line in open(path):
         m = re.search(r"Function : (\S+)", line)
@@ -38,8 +39,11 @@ def loop_instructions(path):
             funcs[cur].append((int(m.group(1), 16), m.group(2)))
     out = {}
     for name, ins in funcs.items():
-        m = re.search(r"mlp_readILi(\d+)ELi(\d+)E", name)
-        if not m or (int(m.group(1)), int(m.group(2))) in out:
+        m = re.search(kernel, name)
+        if not m:
+            continue
+        key = (int(m.group(1)), int(m.group(2))) if m.groups() else (16, 4)
+        if key in out:
             continue
         best = None
         for addr, text in ins:
@@ -50,7 +54,7 @@ def loop_instructions(path):
             loads = sum("LDG" in t for t in span)
             if loads and (best is None or (loads, -len(span)) > (best[1], -best[0])):
                 best = (len(span), loads)
-        out[(int(m.group(1)), int(m.group(2)))] = best[0]
+        out[key] = best[0]
     return out
 
 
@@ -59,6 +63,7 @@ def main():
     ap.add_argument("--l0-ns", type=float, default=365.0)
     args = ap.parse_args()
     instr = loop_instructions(f"{DATA}/system_run18/sass_mlp_read.txt")
+    hbm_l2 = loop_instructions(f"{DATA}/system_run18/sass_hbm_l2_read.txt", r"read_kernel")
     with open(f"{DATA}/mlp.csv") as f:
         lines = f.readlines()
     header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
@@ -111,6 +116,13 @@ def main():
           " ".join(f"{w}:{statistics.median(v):+.0f}" for w, v in sorted(by_window.items())))
     print("loop instructions per iteration (width, unroll):",
           " ".join(f"{k[0]}x{k[1]}:{v}" for k, v in sorted(instr.items())))
+    for r in rows:  # hbm_l2's kernel, one CTA: its loop, the candidate's rate and the measured
+        if r["set"] == "hbm_l2_kernel" and r["ctas"] == "1":
+            window = int(r["bytes_in_flight_per_cta"])
+            issue_ns = hbm_l2[(16, 4)] * int(r["threads_per_cta"]) / 32 / 4 / clock_ghz
+            print(f"hbm_l2's read kernel: {hbm_l2[(16, 4)]} instructions a loop; one CTA "
+                  f"{float(r['gbps_per_cta_median']):.1f} GB/s measured, "
+                  f"{min(window / (args.l0_ns + issue_ns), sm_cap):.1f} by the candidate")
     show("reads, the model now (docs/VALIDATION.md)", now)
     show("reads, the candidate", errors + anomalous)
     show("reads without unroll 8 of 8- and 16-byte loads", errors)
