@@ -214,6 +214,13 @@ class KernelParser {
                         key));
       *field = Expr::parse(*n, scope_);
     }
+    if (auto n = r.optional("rounds")) {
+      if (op.via != Via::ldst || !is_load)
+        n->fail(
+            "'rounds' counts the latencies an ld/st load's thread waits per `unroll` accesses; "
+            "a store is posted and TMA's messages complete on their own");
+      op.rounds = Expr::parse(*n, scope_);
+    }
     for (auto [key, field] :
          {std::pair{"message", &op.message}, std::pair{"outstanding", &op.outstanding}}) {
       auto n = r.optional(key);

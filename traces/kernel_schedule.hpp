@@ -106,6 +106,10 @@ struct TransferOp {
   // ld/st and multimem: what sets the bytes in flight (threads x vector x unroll), each defaulted
   // when omitted: the CTA's threads, 16 B (a 128-bit access), 4 accesses in flight per thread.
   std::optional<Expr> threads, vector, unroll;
+  // An ld/st load: the latencies a thread waits per `unroll` accesses (default 1: the compiled
+  // loop issues all of them before it uses any; more when it uses a load before issuing the rest,
+  // as register reuse or a dependent address chain makes it).
+  std::optional<Expr> rounds;
   // tma: bytes per message (default min(bytes, tma.max_message)) and messages outstanding
   // (default tma.messages_in_flight).
   std::optional<Expr> message, outstanding;

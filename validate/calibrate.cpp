@@ -52,7 +52,7 @@ const std::vector<Fit>& calibration_fits() {
        fits::peer_ldst},
       {"peer tma",
        {{F::data, "peer_tma.csv", {"direction", "sms", "bytes", "gbps_median"}}},
-       {"copy_engine.bandwidth", "hbm.latency", "nvlink.latency"},
+       {"copy_engine.bandwidth", "nvlink.latency"},
        {},
        {"tma.nvlink_efficiency", "tma.messages_in_flight", "sm.memory_rate", "tma.max_message"},
        fits::peer_tma},

@@ -1,6 +1,7 @@
 // Kernel execution on the toy machine of kernel_fixture.hpp: every expected picosecond count is
 // derived in a comment before its assertion.
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <span>
 
@@ -261,8 +262,8 @@ TEST_CASE("a wait nobody satisfies ends with a report naming who waits on what")
 }
 
 TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
-  // n CTAs each store 4 MiB to rank 1. L = 500 ns + 1 us = 1.5 us.
-  // TMA with 4 MiB messages capped at 227 KiB: 8 x 232448 B / 1.5 us = 1239.7 GB/s per CTA, so
+  // n CTAs each store 4 MiB to rank 1. A store holds its bytes for the round trip (2 us).
+  // TMA with 4 MiB messages capped at 227 KiB: 8 x 232448 B / 2 us = 929.8 GB/s per CTA, so
   // one CTA fills the 100 GB/s port (the SM's stores may go at 200 GB/s here). ld/st with 512
   // threads x 16 B x 4 = 32768 B in flight, each slot held for the route's round trip (2 us):
   // 16.384 GB/s per CTA: ceil(100 / 16.384) = 7 CTAs fill the port, 6 reach only 98.3 x 0.9 GB/s.
@@ -283,6 +284,25 @@ TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
   CHECK(rate("tma", 1) > 95.0 * 4194304.0 / (4194304.0 + 100e9 * 2.564e-6));  // fixed 2.564 us
   CHECK(rate("ldst", 6) < 0.99 * 100.0);
   CHECK(rate("ldst", 7) > 0.95 * 100.0 * 4194304.0 / (4194304.0 + 100e9 * 2.5e-6));
+}
+
+TEST_CASE("an ld/st load that waits more than once per unroll loads moves that much less") {
+  // One CTA loads 1 MiB from local HBM with 512 threads x 16 B x 4 = 32 KiB in flight, each
+  // access holding its slot for the toy's hbm.latency (500 ns): 65.536 GB/s, 16 us after the
+  // launch (1 us) and the first latency. A loop that uses its first load before it issues the
+  // last waits `rounds` latencies per 4 loads: 2 halves the rate (32 us), 3 thirds it (48 us).
+  auto run = [](const char* rounds) {
+    models::HardwareSpec hw = toy_device();
+    hw.sm.memory_rate = sim::Bandwidth::GBps(1000);
+    const std::string ops =
+        std::string("      - {name: ld, ops: [{load: {bytes: 1MiB, via: ldst, threads: 512") +
+        rounds + "}}]}\n";
+    return stream_end(run_kernels(one_kernel("1", ops), 1, hw).result, 0, "s");
+  };
+  CHECK(run("") == 1'000'000 + 500'000 + 16'000'000);
+  CHECK(run(", rounds: 1") == 1'000'000 + 500'000 + 16'000'000);
+  CHECK(run(", rounds: 2") == 1'000'000 + 500'000 + 32'000'000);
+  CHECK(std::llabs(run(", rounds: 3") - (1'000'000 + 500'000 + 48'000'000)) <= 1);  // a ps
 }
 
 TEST_CASE("one SM's loads and stores share its memory pipe, one thread issues TMA messages") {

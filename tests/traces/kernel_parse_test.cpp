@@ -52,6 +52,15 @@ streams: [{name: s, ops: [{launch: gem}]}]
 )"),
              Catch::Contains("k.yaml:3:36: error: unknown kernel 'gem'") &&
                  Catch::Contains("did you mean 'gemm'?"));
+  // `rounds` belongs to an ld/st load: a store is posted, a TMA message completes on its own.
+  for (const char* op :
+       {"{store: {bytes: 1, via: ldst, rounds: 2}}", "{load: {bytes: 1, via: tma, rounds: 2}}"}) {
+    CHECK_THAT(load_error(std::string("kernels:\n  k: {grid: 1, roles: [{name: a, ops: [") + op +
+                          "]}]}\nstreams: [{name: s, ops: [{launch: k}]}]\n"),
+               Catch::Contains("k.yaml:2:") &&
+                   Catch::Contains("error: 'rounds' counts the latencies an ld/st load's thread "
+                                   "waits"));
+  }
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, via: dma}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]

@@ -10,7 +10,8 @@
 //     messages_in_flight) x message, and each message also takes tma.message_interval (a bulk
 //     load completes on an mbarrier: 280 ns per message, validate/data/h200-single/
 //     tma_local.csv); a store drains from the SM's bulk-copy unit, which holds
-//     max_bytes_in_flight() (peer_tma.csv's puts), W = that or `outstanding` x message if less,
+//     max_bytes_in_flight() (peer_tma.csv's puts) until they are acknowledged (the cap is W over
+//     the store's hold time, below), W = that or `outstanding` x message if less,
 //     and is not issue-bound that way (peer_tma_reduce.csv's smem rows move 4 KiB messages at
 //     >= 44 GB/s per SM, <= 93 ns each);
 //   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L (a local store,
@@ -19,7 +20,11 @@
 //     access holds its slot (Little's law): a local load hbm.latency (the L2 mix with a working
 //     set), a local store hbm.write_latency (until the write is acknowledged), a peer access the
 //     route's round trip (a load's request out and data back; a store's data out and its
-//     acknowledgement back: posted, but the SM holds the slot until then).
+//     acknowledgement back: posted, but the SM holds the slot until then). A load waits that
+//     `rounds` times per `unroll` accesses (default 1): an in-order warp stalls at the first use
+//     of a load, so a loop that uses one before issuing the rest waits more than once
+//     (scripts/sass_loads.py counts it in a kernel's SASS: mlp.csv's 16 B x 8 loop 3, hbm_l2's
+//     read loop 2).
 // A store by either path is also capped at ldst.store_rate, one SM's posted-store rate whatever
 // it keeps in flight (ld/st stores 63.0-63.2 GB/s, validate/data/h200-single/mlp.csv; TMA bulk
 // stores from shared memory 63.0 GB/s, peer_tma_reduce.csv's local smem rows on 1-8 SMs).
@@ -94,6 +99,15 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     route.push_back(owner.hbm());
   }
   Duration fixed = latency;
+  // How long an access holds its slot: a load its latency (an ld/st load from a peer: the
+  // route's round trip, its request out and the data back); a store until it is acknowledged,
+  // by either path (a peer's: the round trip, its data out and the acknowledgement back; a local
+  // one: hbm.write_latency).
+  Duration held = latency;
+  if (peer != rank && (!is_load || op.via == Via::ldst))
+    held = x.fabric.route(rank, peer, 0).latency + x.fabric.route(peer, rank, 0).latency;
+  else if (!is_load)
+    held = spec.hbm.write_latency;
   Bytes moved;
   Bandwidth cap;
   if (op.via == Via::tma) {
@@ -110,18 +124,16 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     } else {
       std::int64_t window = spec.tma.max_bytes_in_flight();
       if (outstanding) window = std::min(window, mul(op.bytes, *outstanding, message));
-      cap = window_rate(window, latency);
+      cap = window_rate(window, held);
     }
     fixed += spec.tma.issue_time(x.gpu(x.rank_of(r)).sm_clock());
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
-    Duration held = latency;  // a local load: the path latency
-    if (peer != rank) {
-      held = x.fabric.route(rank, peer, 0).latency + x.fabric.route(peer, rank, 0).latency;
-    } else if (!is_load) {
-      held = spec.hbm.write_latency;
+    if (peer == rank && !is_load)
       fixed = held;  // posted: the SM goes on once its stores are accepted, not written
-    }
+    if (op.rounds)
+      held = Duration::ps(
+          mul(*op.rounds, held.picoseconds(), op.rounds->eval_positive(r.env, "rounds")));
     cap = window_rate(ldst_window(r, op), held);
   }
   if (!is_load) cap = std::min(cap, spec.ldst.store_rate);

@@ -233,22 +233,24 @@ void nvlink_port(Calibrator& c) {
 void peer_ldst(Calibrator& c) { fit_peer_efficiency(c, "peer_ldst.csv", "ldst"); }
 
 // TMA: the saturated rate; the messages a bulk store keeps in flight, from puts on 1 - 4 SMs
-// (r x L in the measuring kernel's 32 KiB messages, L = hbm.latency + nvlink.latency, the kernel
-// model's peer latency; its loads run 5 ahead, declared in validate/cases/peer_tma.yaml); and
+// (r x L in the measuring kernel's 32 KiB messages, L = the route's round trip, 2 x
+// nvlink.latency: the kernel model holds a store's bytes until the peer acknowledges them; its
+// loads run 5 ahead, declared in validate/cases/peer_tma.yaml); and
 // one SM's bulk-copy rate, loads and stores together, from local copies on 1 - 16 SMs (each byte
 // read and written: 2 r).
 void peer_tma(Calibrator& c) {
   fit_peer_efficiency(c, "peer_tma.csv", "tma");
   const MeasurementTable& t = c.table("peer_tma.csv");
   const PerSm put = per_sm_rate(c, t, "put", kLinearUpToSms);
-  const double round_trip = c.fitted("hbm.latency").value + c.fitted("nvlink.latency").value;
+  const double round_trip = 2 * c.fitted("nvlink.latency").value;
   const double msgs = put.rate * round_trip / kTmaMessageBytes;
   const long m = std::max(1L, std::lround(msgs));
   c.write("tma.messages_in_flight", fmt::format("{}", m), static_cast<double>(m),
           fmt::format("fit: peer_tma.csv lines {} (1 GiB put, 1-{:.0f} SMs), least squares gbps = "
                       "r x sms, r = {:.3f} GB/s per SM, R^2={:.6f}; in flight = r x L, L = "
-                      "hbm.latency + nvlink.latency = {:.1f} ns, = {:.2f} messages of 32 KiB (the "
-                      "measuring kernel's size), rounded",
+                      "2 x nvlink.latency = {:.1f} ns (a store holds its bytes until the peer "
+                      "acknowledges them), = {:.2f} messages of 32 KiB (the measuring kernel's "
+                      "size), rounded",
                       lines(t, put.rows), kLinearUpToSms, put.rate * 1e-9, put.fit.r2,
                       round_trip * 1e9, msgs));
   const PerSm local = per_sm_rate(c, t, "local", kLocalLinearUpToSms);

@@ -10,10 +10,14 @@
 namespace mgsim::validate::fits {
 namespace {
 
-// Facts of the measuring kernel hbm_l2.cu (kernels.cuh read_words: 16-byte loads, 4 in flight
-// per thread), needed to turn a rate into in-flight bytes.
-constexpr double kHbmLoadsInFlightPerThread = 4;
+// Facts of the measuring kernel hbm_l2.cu (kernels.cuh read_words: 16-byte loads, 4 per thread
+// per loop), needed to turn a rate into a latency: its compiled loop uses its first load before
+// it issues its fourth, so a thread waits twice per 4 loads (scripts/sass_loads.py on
+// validate/data/h200-single/system_run18/sass_hbm_l2_read.txt; validate/cases/hbm.yaml declares
+// `rounds: 2`).
+constexpr double kHbmLoadsPerThread = 4;
 constexpr double kHbmLoadBytes = 16;
+constexpr double kHbmLoadRounds = 2;
 // The per-SM HBM rate is fitted where it is linear in SMs.
 constexpr double kHbmLinearUpToSms = 16;
 // Working sets well inside the L2 (60 MiB on H200), so every read hits it.
@@ -42,14 +46,16 @@ void hbm(Calibrator& c) {
   const auto [read_few, hf] = per_sm_rate("read");
   const double per_sm = hf.coefficients[0] * 1e9;
   const double cta_threads = hbm.number(read_few.front(), threads);
-  const double in_flight = cta_threads * kHbmLoadsInFlightPerThread * kHbmLoadBytes;
-  const double latency = in_flight / per_sm;
-  c.write("hbm.latency", ps_value(latency), latency,
-          fmt::format("fit: hbm.csv lines {} (read, 1-{:.0f} SMs), least squares gbps = r x sms, "
-                      "r = {:.3f} GB/s per SM, R^2={:.6f}; latency = bytes in flight per SM "
-                      "({:.0f} B: {:.0f} threads x {:.0f} x {:.0f} B) / r",
-                      lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, in_flight,
-                      cta_threads, kHbmLoadsInFlightPerThread, kHbmLoadBytes));
+  const double per_loop = cta_threads * kHbmLoadsPerThread * kHbmLoadBytes;
+  const double latency = per_loop / per_sm / kHbmLoadRounds;
+  c.write(
+      "hbm.latency", ps_value(latency), latency,
+      fmt::format("fit: hbm.csv lines {} (read, 1-{:.0f} SMs), least squares gbps = r x sms, "
+                  "r = {:.3f} GB/s per SM, R^2={:.6f}; latency = bytes per loop per SM "
+                  "({:.0f} B: {:.0f} threads x {:.0f} x {:.0f} B) / r / {:.0f} (the loop "
+                  "waits {:.0f} latencies: scripts/sass_loads.py)",
+                  lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, per_loop,
+                  cta_threads, kHbmLoadsPerThread, kHbmLoadBytes, kHbmLoadRounds, kHbmLoadRounds));
   const auto [write_few, wf] = per_sm_rate("write");
   const double store_rate = wf.coefficients[0] * 1e9;
   c.write("ldst.store_rate", bw_value(store_rate), store_rate,

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""How many latencies a kernel's compiled load loop waits per iteration (an ld/st load's
+`rounds`, docs/LANGUAGE.md), read from its SASS (cuobjdump -sass).
+
+A warp issues in order and stalls at the first instruction that reads a register a pending load
+writes (or overwrites one). Its main loop (the shortest backward branch holding the most LDGs) is
+run for a few iterations with loads that return after L cycles and other instructions that take
+one; the steady-state time per iteration over L, rounded, is the number of latencies a thread
+waits per group of loads. A loop that issues all its loads before it uses any waits once; one
+that uses a load before it has issued the rest (register reuse, a dependent address chain)
+waits more.
+
+  scripts/sass_loads.py                 print every kernel's loop of the SASS files below
+  scripts/sass_loads.py --check         and fail unless the cases and the fit say the same
+
+--check compares with validate/cases/mlp.yaml's ROUNDS expression (mlp.cu's read loops by WIDTH
+and UNROLL) and with kHbmLoadRounds in validate/fits/memory.cpp (hbm_l2.cu's read loop, which
+validate/cases/hbm.yaml, l2.yaml and l2_contention.yaml declare as `rounds: 2`).
+"""
+import argparse
+import re
+import sys
+
+DATA = "validate/data/h200-single/system_run18"
+MLP = (f"{DATA}/sass_mlp_read.txt", r"mlp_readILi(\d+)ELi(\d+)E")
+HBM_L2 = (f"{DATA}/sass_hbm_l2_read.txt", r"read_kernel")
+LATENCY_CYCLES = 1000  # long enough that the loop's own instructions do not round up
+
+
+def functions(path):
+    """name -> [(address, instruction text)] of each function in a cuobjdump -sass listing."""
+    out, cur = {}, None
+    for line in open(path):
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            cur = m.group(1)
+            out.setdefault(cur, [])
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4})\*/\s+(.*?)\s*;", line)
+        if m and cur:
+            out[cur].append((int(m.group(1), 16), m.group(2)))
+    return out
+
+
+def main_loop(ins):
+    """The instructions of the shortest backward branch that holds the most LDGs."""
+    best = None
+    for addr, text in ins:
+        b = re.search(r"BRA (0x[0-9a-f]+)", text)
+        if not b or int(b.group(1), 16) >= addr:
+            continue
+        span = [t for a, t in ins if int(b.group(1), 16) <= a <= addr]
+        key = (sum("LDG" in t for t in span), -len(span))
+        if key[0] and (best is None or key > best[0]):
+            best = (key, span)
+    if best is None:
+        sys.exit("no loop with a global load")
+    return best[1]
+
+
+def registers(token, width):
+    m = re.fullmatch(r"R(\d+)(?:\.64)?", token)
+    return set(range(int(m.group(1)), int(m.group(1)) + width)) if m else set()
+
+
+def decode(text):
+    """(is a global load, registers read, registers written) of one instruction."""
+    words = text.split()
+    if words[0].startswith("@"):
+        words = words[1:]
+    op, operands = words[0], " ".join(words[1:])
+    parts = [p.strip() for p in operands.split(",")]
+    reads = set()
+    for token in re.findall(r"(?<![A-Z])R\d+(?:\.64)?", ",".join(parts[1:])):
+        reads |= registers(token, 2 if token.endswith(".64") else 1)
+    load = op.startswith("LDG")
+    width = 1
+    if load:
+        m = re.search(r"\.(128|64)(?:\.|$)", op)
+        width = {"128": 4, "64": 2}.get(m.group(1) if m else "", 1)
+    return load, reads, registers(parts[0], width) if parts and parts[0] else set()
+
+
+def rounds(loop, latency=LATENCY_CYCLES, iterations=6):
+    """Latencies per iteration of `loop`, steady state, and the most loads in flight at once."""
+    ready, t, starts, most = {}, 0, [], 0
+    for _ in range(iterations):
+        starts.append(t)
+        for text in loop:
+            load, reads, writes = decode(text)
+            t = max([t] + [ready.get(r, 0) for r in reads | writes])
+            for r in writes:
+                ready[r] = t + (latency if load else 1)
+            if load:
+                most = max(most, len({v for v in ready.values() if v > t + 1}))
+            t += 1
+    per_iteration = (starts[-1] - starts[1]) / (iterations - 2)
+    return round(per_iteration / latency), most
+
+
+def loops(path, pattern):
+    """key -> (instructions, loads, most in flight, rounds) of each matching kernel's loop."""
+    out = {}
+    for name, ins in functions(path).items():
+        m = re.search(pattern, name)
+        if not m:
+            continue
+        key = tuple(int(g) for g in m.groups()) or name
+        if key in out:
+            continue
+        loop = main_loop(ins)
+        n, most = rounds(loop)
+        out[key] = (len(loop), sum("LDG" in t for t in loop), most, n)
+    return out
+
+
+def mlp_expression():
+    for line in open("validate/cases/mlp.yaml"):
+        m = re.match(r"\s*ROUNDS:\s*(.+?)\s*$", line)
+        if m:
+            return m.group(1).strip("\"'")
+    sys.exit("validate/cases/mlp.yaml has no ROUNDS param")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    mlp = loops(*MLP)
+    hbm_l2 = loops(*HBM_L2)
+    print("kernel loop                instructions  loads  most in flight  rounds")
+    for (width, unroll), v in sorted(mlp.items()):
+        print(f"mlp_read {width:2} B x {unroll}          {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
+    for v in hbm_l2.values():
+        print(f"hbm_l2 read_kernel 16 B x 4 {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
+    if not args.check:
+        return
+    bad = []
+    expression = mlp_expression()
+
+    def said(width, unroll, hbm_l2_kernel):
+        names = {"WIDTH": width, "UNROLL": unroll, "HBM_L2": hbm_l2_kernel}
+        return int(eval(expression, {"__builtins__": {}}, names))
+
+    for (width, unroll), v in sorted(mlp.items()):
+        if said(width, unroll, 0) != v[3]:
+            bad.append(f"mlp.yaml's ROUNDS gives {said(width, unroll, 0)} for {width} B x "
+                       f"{unroll}, the SASS {v[3]}")
+    hbm_l2_rounds = next(iter(hbm_l2.values()))[3]
+    if said(16, 4, 1) != hbm_l2_rounds:
+        bad.append(f"mlp.yaml's ROUNDS gives {said(16, 4, 1)} for hbm_l2's kernel, the SASS "
+                   f"{hbm_l2_rounds}")
+    fit = re.search(r"kHbmLoadRounds = (\d+)", open("validate/fits/memory.cpp").read())
+    if not fit or int(fit.group(1)) != hbm_l2_rounds:
+        bad.append("validate/fits/memory.cpp's kHbmLoadRounds differs from hbm_l2's read loop")
+    for case in ("hbm.yaml", "l2.yaml", "l2_contention.yaml"):
+        if f"rounds: {hbm_l2_rounds}" not in open(f"validate/cases/{case}").read():
+            bad.append(f"validate/cases/{case} does not declare hbm_l2's read loop's rounds")
+    if bad:
+        sys.exit("\n".join(bad))
+    print("the cases and the fit say what the SASS says")
+
+
+if __name__ == "__main__":
+    main()
