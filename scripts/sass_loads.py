@@ -24,6 +24,13 @@ import sys
 DATA = "validate/data/h200-single/system_run18"
 MLP = (f"{DATA}/sass_mlp_read.txt", r"mlp_readILi(\d+)ELi(\d+)E")
 HBM_L2 = (f"{DATA}/sass_hbm_l2_read.txt", r"read_kernel")
+# Run 20: the other streaming loops the cases model with ld/st ops (whole SASS per program).
+RUN20 = "validate/data/h200-single/system_run20"
+MLP_COPY = (f"{RUN20}/sass_mlp.txt", r"mlp_copyILi(\d+)ELi(\d+)E")
+OTHERS = [("kernels.cuh copy_kernel (hbm.csv copies, peer_sm.cu)", f"{RUN20}/sass_peer_sm.txt",
+           r"11copy_kernel"),
+          ("membound.cu grid_stride_kernel<op>", f"{RUN20}/sass_membound.txt",
+           r"grid_stride_kernelILNS_2OpE(\d)E")]
 LATENCY_CYCLES = 1000  # long enough that the loop's own instructions do not round up
 
 
@@ -133,6 +140,13 @@ def main():
         print(f"mlp_read {width:2} B x {unroll}          {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
     for v in hbm_l2.values():
         print(f"hbm_l2 read_kernel 16 B x 4 {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
+    mlp_copy = loops(*MLP_COPY)
+    for (width, unroll), v in sorted(mlp_copy.items()):
+        print(f"mlp_copy {width:2} B x {unroll}          {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
+    for name, path, pattern in OTHERS:
+        for key, v in sorted(loops(path, pattern).items(), key=str):
+            print(f"{name} {key if isinstance(key, tuple) else ''}: {v[0]} instructions, "
+                  f"{v[1]} loads, most in flight {v[2]}, rounds {v[3]}")
     if not args.check:
         return
     bad = []
@@ -146,6 +160,8 @@ def main():
         if said(width, unroll, 0) != v[3]:
             bad.append(f"mlp.yaml's ROUNDS gives {said(width, unroll, 0)} for {width} B x "
                        f"{unroll}, the SASS {v[3]}")
+    if any(v[3] != 1 for v in mlp_copy.values()):
+        bad.append("an mlp_copy loop waits more than once: mlp.yaml's copy_reader says once")
     hbm_l2_rounds = next(iter(hbm_l2.values()))[3]
     if said(16, 4, 1) != hbm_l2_rounds:
         bad.append(f"mlp.yaml's ROUNDS gives {said(16, 4, 1)} for hbm_l2's kernel, the SASS "
