@@ -13,7 +13,9 @@
 # and INT32 pipes' rates per SM), tensor_pipes (issue 15: wgmma and mma.sync in bf16 and fp8, per
 # SM cycle, and mma.sync with operands through shared memory by ldmatrix), stream_wake (issue 9:
 # what a stream blocked on another stream's event costs the GPU), membound (issue 15: elementwise
-# copy / add / triad kernels by size, launched flat or grid-stride), nccl_host (issue 10: NCCL's host cost per call on a one-rank communicator, beside the
+# copy / add / triad kernels by size, launched flat or grid-stride), small_kernel (issues 9 and 15:
+# a small kernel's time between events by the work before it, split into its own span and the
+# rest), nccl_host (issue 10: NCCL's host cost per call on a one-rank communicator, beside the
 # CUDA calls the host model charges for it), attention (issue 15: PyTorch's attention backends,
 # FlashAttention-2, cuDNN and the memory-efficient kernel, by shape: validate/torch/attention.py);
 # MEASURE_ONLY="..." picks some.
@@ -66,7 +68,7 @@ echo "NCCL_ROOT=${NCCL_ROOT:-none}"
 [ -n "$NCCL_ROOT" ] && export NCCL_ROOT LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound nccl_host >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel nccl_host >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
@@ -107,6 +109,7 @@ step sm_pipes 60 "$BIN/sm_pipes" --out .
 step tensor_pipes 60 "$BIN/tensor_pipes" --out .
 step stream_wake 60 "$BIN/stream_wake" --out .
 step membound 120 "$BIN/membound" --out .
+step small_kernel 60 "$BIN/small_kernel" --out .
 step nccl_host 90 "$BIN/nccl_host" --out .
 step attention 240 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention.py" --out .
 
