@@ -54,15 +54,22 @@ const MeasurementTable& Calibrator::table(const std::string& name) {
   return it->second;
 }
 
+// The name a fit loaded `t` by (relative to the data folder), as its inputs declare it.
+std::string Calibrator::table_name(const MeasurementTable& t) const {
+  for (const auto& [name, table] : tables_)
+    if (&table == &t) return name;
+  return file_name(t);
+}
+
 std::size_t Calibrator::column(const MeasurementTable& t, std::string_view name, Unit unit) {
-  const FitInput& f = declared_file(FitInput::Folder::data, file_name(t));
+  const FitInput& f = declared_file(FitInput::Folder::data, table_name(t));
   MGSIM_CHECK(contains(f.fields, name), "fit '{}' reads column {} of {}, which it does not declare",
               running_->name, name, f.file);
   return t.column(name, unit);
 }
 
 const std::string& Calibrator::metadata(const MeasurementTable& t, std::string_view key) {
-  const FitInput& f = declared_file(FitInput::Folder::data, file_name(t));
+  const FitInput& f = declared_file(FitInput::Folder::data, table_name(t));
   MGSIM_CHECK(contains(f.fields, key),
               "fit '{}' reads metadata {} of {}, which it does not declare", running_->name, key,
               f.file);

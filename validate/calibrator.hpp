@@ -62,6 +62,7 @@ class Calibrator {
 
  private:
   const FitInput& declared_file(FitInput::Folder folder, std::string_view name) const;
+  std::string table_name(const MeasurementTable& t) const;
 
   std::string data_dir_, cases_dir_, command_;
   models::HardwareSpec base_hw_;

@@ -82,8 +82,9 @@ int main(int argc, char** argv) {
           {{"threads_per_cta", std::to_string(kThreads)},
            {"spin_ns", std::to_string(kSpinNs)},
            {"flush_bytes", std::to_string(kFlushBytes)}},
-          "prior,kernel,bytes,grid," + stat_cols("time_us") + ",span_us_median,rest_us_median,"
-          "reps,ok");
+          "prior,kernel,bytes,grid," + stat_cols("time_us") +
+              ",span_us_median,rest_us_median,"
+              "reps,ok");
   const size_t max_bytes = 16 * MiB;
   float* a = static_cast<float*>(device_alloc(kDev, max_bytes));
   float* c = static_cast<float*>(device_alloc(kDev, max_bytes));

@@ -19,6 +19,7 @@ void peer_tma(Calibrator& c);
 // memory.cpp: HBM and L2.
 void hbm(Calibrator& c);
 void l2(Calibrator& c);
+void l2_latency(Calibrator& c);
 void tma_store_add(Calibrator& c);
 
 // compute.cpp: launches and the tensor pipes.

@@ -23,6 +23,8 @@ constexpr double kHbmLinearUpToSms = 16;
 // Working sets well inside the L2 (60 MiB on H200), so every read hits it.
 constexpr double kMiB = 1048576;
 constexpr double kL2WorkingSetUpTo = 32 * kMiB;
+// The single-GPU memory-level-parallelism family, beside the two-GPU data.
+constexpr const char* kMlpCsv = "../h200-single/mlp.csv";
 
 }  // namespace
 
@@ -91,6 +93,31 @@ void l2(Calibrator& c) {
   const std::string& capacity = c.metadata(l2, "gpu0_l2_bytes");
   c.write("l2.capacity", capacity + "B", std::strtod(capacity.c_str(), nullptr),
           "measured: l2.csv metadata gpu0_l2_bytes (cudaDeviceProp::l2CacheSize)");
+}
+
+// The L2 hit latency: one CTA re-reading an L2-resident working set with the least in flight
+// (mlp.csv's l2_read rows, 4 KiB per CTA, loops that wait once per iteration:
+// scripts/sass_loads.py), where the rate is bytes in flight / latency.
+void l2_latency(Calibrator& c) {
+  const MeasurementTable& t = c.table(kMlpCsv);
+  const std::size_t ctas = c.column(t, "ctas", Unit::none);
+  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
+  const std::size_t gbps = c.column(t, "gbps_per_cta_median", Unit::gbps);
+  const Rows one =
+      select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) { return t.number(r, ctas) == 1; });
+  double least = 0;
+  for (const std::size_t r : one)
+    if (least == 0 || t.number(r, window) < least) least = t.number(r, window);
+  const Rows fewest = select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) {
+    return t.number(r, ctas) == 1 && t.number(r, window) == least;
+  });
+  const double latency = mean_of(
+      t, fewest, [&](std::size_t r) { return t.number(r, window) / (t.number(r, gbps) * 1e9); },
+      "l2.hit_latency");
+  c.write("l2.hit_latency", ps_value(latency), latency,
+          fmt::format("fit: {} lines {} (l2_read, one CTA, {:.0f} B in flight: loops that wait "
+                      "once, scripts/sass_loads.py), mean of bytes in flight / rate",
+                      kMlpCsv, lines(t, fewest), least));
 }
 
 // TMA store-adds (bulk reduce-add, bf16 and f32) on all SMs: the peer rate against a plain bulk
