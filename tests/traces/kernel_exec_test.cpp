@@ -305,6 +305,22 @@ TEST_CASE("an ld/st load that waits more than once per unroll loads moves that m
   CHECK(std::llabs(run(", rounds: 3") - (1'000'000 + 500'000 + 48'000'000)) <= 1);  // a ps
 }
 
+TEST_CASE("a bulk store to a peer holds its bytes until the peer acknowledges them") {
+  // One CTA stores 4 MiB to rank 1 by TMA with one 64 KiB message outstanding. The bulk-copy
+  // unit holds it for the route's round trip (2 x 1 us), not the one-way 1.5 us of the op's
+  // latency: 65536 B per 2 us = 32.768 GB/s, 128 us after the launch (1 us), the latency and 64
+  // issue cycles (1.564 us).
+  const std::string text =
+      one_kernel("1",
+                 "      - {name: st, if: rank == 0, ops: [{store: {bytes: 4MiB, peer: 1, via: tma, "
+                 "message: 64KiB, outstanding: 1}}]}\n",
+                 2);
+  models::HardwareSpec hw = toy_device(8);
+  hw.ldst.store_rate = sim::Bandwidth::GBps(200);
+  const auto r = run_kernels(text, 2, hw);
+  CHECK(stream_end(r.result, 0, "s") == 1'000'000 + 1'564'000 + 128'000'000);
+}
+
 TEST_CASE("one SM's loads and stores share its memory pipe, one thread issues TMA messages") {
   auto run = [](const std::string& ops, double sm_gbps, std::int64_t interval_ns) {
     models::HardwareSpec hw = toy_device();

@@ -108,9 +108,9 @@ void l2_latency(Calibrator& c) {
   double least = 0;
   for (const std::size_t r : one)
     if (least == 0 || t.number(r, window) < least) least = t.number(r, window);
-  const Rows fewest = select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) {
-    return t.number(r, ctas) == 1 && t.number(r, window) == least;
-  });
+  Rows fewest;
+  for (const std::size_t r : one)
+    if (t.number(r, window) == least) fewest.push_back(r);
   const double latency = mean_of(
       t, fewest, [&](std::size_t r) { return t.number(r, window) / (t.number(r, gbps) * 1e9); },
       "l2.hit_latency");
