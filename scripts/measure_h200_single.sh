@@ -17,7 +17,8 @@
 # a small kernel's time between events by the work before it, split into its own span and the
 # rest), nccl_host (issue 10: NCCL's host cost per call on a one-rank communicator, beside the
 # CUDA calls the host model charges for it), attention (issue 15: PyTorch's attention backends,
-# FlashAttention-2, cuDNN and the memory-efficient kernel, by shape: validate/torch/attention.py);
+# FlashAttention-2, cuDNN and the memory-efficient kernel, by shape: validate/torch/attention.py),
+# attention_clock (the SM clock the attention kernels run at, by a probe kernel, against NVML's);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -111,7 +112,8 @@ step stream_wake 60 "$BIN/stream_wake" --out .
 step membound 120 "$BIN/membound" --out .
 step small_kernel 60 "$BIN/small_kernel" --out .
 step nccl_host 90 "$BIN/nccl_host" --out .
-step attention 240 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention.py" --out .
+step attention 450 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention.py" --out .
+step attention_clock 120 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention_clock.py" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
 kill "$DMON" 2>/dev/null

@@ -9,7 +9,11 @@ memory-efficient kernel), shape and causality. bf16, inputs (B, H, S, D), no dro
 
 Timing: per case 5 warm-up calls, then `reps` calls each between two CUDA events on the current
 stream; median, p10 and p90 over them. `sm_clock_mhz`: NVML's SM clock read right after the timed
-calls (mean of the reads after each call). `flops` counts the two matrix products, 4 B H S^2 D
+calls (mean of the reads after each call): that is the idle GPU's clock, not the one the kernels
+ran at (validate/torch/attention_clock.py). `sm_clock_probe_mhz`: the clock they ran at, from
+`reps` more calls, each beside a one-thread probe kernel on a second stream that spins for 80 % of
+the call's median time and divides its clock64() cycles by its %globaltimer nanoseconds (median
+over the calls; alone the probe reads 1980 MHz). The probe takes one warp's registers on one SM. `flops` counts the two matrix products, 4 B H S^2 D
 (half of it when causal), as FlashAttention's papers do. `kernels`: the CUDA kernels one call
 launched (torch.profiler, once per case), so the file says which code ran.
 
@@ -30,6 +34,7 @@ import sys
 
 import torch
 import torch.nn.functional as F
+from torch.utils.cpp_extension import load_inline
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 try:
@@ -50,6 +55,50 @@ SHAPES = (
     + [(16384 // s, 32, s, 64, False) for s in (1024, 4096, 16384)]
     + [(16384 // s, 16, s, 128, True) for s in (1024, 4096, 16384)]
 )
+
+
+PROBE_CUDA = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+__global__ void probe_kernel(unsigned long long ns, int64_t* out) {
+  unsigned long long t0, t;
+  const long long c0 = clock64();
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+  const long long c1 = clock64();
+  out[0] = (int64_t)(c1 - c0);
+  out[1] = (int64_t)(t - t0);
+}
+void probe(int64_t ns, torch::Tensor out) {
+  probe_kernel<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(
+      (unsigned long long)ns, out.data_ptr<int64_t>());
+}
+"""
+
+
+def load_probe():
+    """The clock probe: probe(ns, out) spins one thread for ns on the current stream and writes
+    its clock64() cycles and %globaltimer nanoseconds to out (int64, 2 elements, on the GPU)."""
+    return load_inline("clock_probe", "void probe(int64_t ns, torch::Tensor out);",
+                       cuda_sources=PROBE_CUDA, functions=["probe"])
+
+
+def probed_clock(probe, call, reps, ns):
+    """Median SM clock (MHz) over `reps` calls, each beside a probe spinning for `ns`."""
+    side = torch.cuda.Stream()
+    out = torch.zeros(2, dtype=torch.int64, device="cuda")
+    clocks = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        with torch.cuda.stream(side):
+            probe.probe(ns, out)
+        call()
+        torch.cuda.synchronize()
+        cycles, elapsed = out.tolist()
+        clocks.append(cycles / elapsed * 1e3)
+    return statistics.median(clocks)
 
 
 def nvml_handle():
@@ -92,7 +141,7 @@ def kernel_names(call):
     return ";".join(n.replace(",", " ")[:120] for n in names)
 
 
-def measure(backend, shape, reps, handle):
+def measure(backend, shape, reps, handle, probe):
     b, h, s, d, causal = shape
     gen = torch.Generator(device="cuda").manual_seed(1234)
     q, k, v = (
@@ -120,6 +169,7 @@ def measure(backend, shape, reps, handle):
         times.append(start.elapsed_time(stop) * 1e3)  # us
         clocks.append(sm_clock(handle))
     names = kernel_names(call)
+    clock_probe = probed_clock(probe, call, reps, int(statistics.median(times) * 1e3 * 0.8))
     flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
     times.sort()
     q10 = times[len(times) // 10]
@@ -132,6 +182,7 @@ def measure(backend, shape, reps, handle):
         "tflops": flops / med * 1e-6,
         "flops": flops,
         "sm_clock_mhz": statistics.fmean(clocks),
+        "sm_clock_probe_mhz": clock_probe,
         "max_abs_err": err,
         "kernels": names,
         "reps": reps,
@@ -144,6 +195,7 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     args = ap.parse_args()
     handle = nvml_handle()
+    probe = load_probe()
     path = os.path.join(args.out, "attention.csv")
     props = torch.cuda.get_device_properties(0)
     meta = [
@@ -157,14 +209,15 @@ def main():
         ("launched_by", os.environ.get("MGSIM_LAUNCHED_BY", "")),
         ("env_NCCL_NVLS_ENABLE", os.environ.get("NCCL_NVLS_ENABLE", "")),
         ("host", socket.gethostname()),
-        ("timer", "CUDA events around each call; clock: NVML SM clock after each call"),
+        ("timer", "CUDA events around each call; sm_clock_mhz: NVML SM clock after each call; "
+         "sm_clock_probe_mhz: clock64 / globaltimer of a probe kernel beside each of reps more calls"),
         ("flops", "4 B H S^2 D (x 0.5 when causal): the two matrix products"),
         ("date_utc", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")),
         ("command", "attention.py " + " ".join(sys.argv[1:])),
     ]
     cols = (
         "backend,batch,heads,seq,head_dim,causal,flops,time_us_median,time_us_p10,time_us_p90,"
-        "tflops,sm_clock_mhz,max_abs_err,reps,kernels,ok"
+        "tflops,sm_clock_mhz,sm_clock_probe_mhz,max_abs_err,reps,kernels,ok"
     )
     with open(path, "w") as f:
         for key, value in meta:
@@ -175,7 +228,7 @@ def main():
             for shape in SHAPES:
                 b, h, s, d, causal = shape
                 try:
-                    r = measure(backend, shape, args.reps, handle)
+                    r = measure(backend, shape, args.reps, handle, probe)
                 except RuntimeError as e:  # the backend does not support this case
                     print(f"[attention.csv] skipped {backend} {shape}: {str(e).splitlines()[0]}")
                     torch.cuda.synchronize()
@@ -184,7 +237,8 @@ def main():
                 row = (
                     f"{backend},{b},{h},{s},{d},{int(causal)},{r['flops']:.0f},"
                     f"{r['time_us_median']:.3f},{r['time_us_p10']:.3f},{r['time_us_p90']:.3f},"
-                    f"{r['tflops']:.1f},{r['sm_clock_mhz']:.0f},{r['max_abs_err']:.2e},"
+                    f"{r['tflops']:.1f},{r['sm_clock_mhz']:.0f},{r['sm_clock_probe_mhz']:.0f},"
+                    f"{r['max_abs_err']:.2e},"
                     f"{r['reps']},{r['kernels']},{ok}"
                 )
                 f.write(row + "\n")
