@@ -93,9 +93,9 @@ def measure(handle, probe, backend, shape, reps, probe_fraction=0.8):
     return {
         "time_us_median": statistics.median(times),
         "clock_after_mhz": statistics.fmean(after),
-        "clock_running_mhz_median": statistics.median(clocks) if clocks else float("nan"),
-        "clock_running_mhz_min": min(clocks) if clocks else float("nan"),
-        "power_running_w_median": statistics.median(powers) if powers else float("nan"),
+        "clock_nvml_mhz_median": statistics.median(clocks) if clocks else float("nan"),
+        "clock_nvml_mhz_min": min(clocks) if clocks else float("nan"),
+        "power_nvml_w_median": statistics.median(powers) if powers else float("nan"),
         "samples": len(clocks),
         "clock_probe_mhz_median": clock_probe,
         "reps": reps,
@@ -135,8 +135,8 @@ def main():
                 r = measure(handle, probe, backend, shape, args.reps)
                 line = (f"{backend},{shape[0]},{shape[1]},{shape[2]},{shape[3]},{int(shape[4])},"
                         f"{r['time_us_median']:.3f},{r['clock_after_mhz']:.0f},"
-                        f"{r['clock_running_mhz_median']:.0f},{r['clock_running_mhz_min']:.0f},"
-                        f"{r['power_running_w_median']:.1f},{r['samples']},"
+                        f"{r['clock_nvml_mhz_median']:.0f},{r['clock_nvml_mhz_min']:.0f},"
+                        f"{r['power_nvml_w_median']:.1f},{r['samples']},"
                         f"{r['clock_probe_mhz_median']:.0f},{r['reps']}\n")
                 f.write(line)
                 f.flush()
