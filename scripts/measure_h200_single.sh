@@ -98,7 +98,7 @@ pack
 step host_api 120 "$BIN/host_api" --out .
 step mlp 200 "$BIN/mlp" --out .
 step tma_local 120 "$BIN/tma_local" --out .
-step sync_prims 60 "$BIN/sync_prims" --out .
+step sync_prims 90 "$BIN/sync_prims" --out .
 step sm_share 60 "$BIN/sm_share" --out .
 step intra_sm 60 "$BIN/intra_sm" --out .
 step host_api_library 60 "$BIN/host_api" --out . --library

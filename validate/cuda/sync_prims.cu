@@ -1,4 +1,5 @@
-// Synchronisation primitives on one GPU (sync.csv), for issue 9's fence, flag and atomic costs.
+// Synchronisation primitives on one GPU (sync.csv, fence.csv, put_signal_local.csv), for issue 9's
+// fence, flag and atomic costs.
 //
 // test=fence: one CTA of 1, 32 or 1024 threads; each thread loops `iterations` times over
 //   "volatile store of i to its own word; fence", the fence being none, __threadfence_block()
@@ -21,7 +22,16 @@
 //   from the earliest CTA start to the latest CTA end (%globaltimer). ns_per_iter = span /
 //   iterations (the time per atomic of one thread's chain); mops = all atomics / span (millions per
 //   second). Verified: final counter values.
-#include "kernels.cuh"
+// fence.csv: test=fence's loop on 1-132 CTAs at once (one per SM) of 32-1024 threads, by scope,
+//   its warps running freely (warps=free) or together (warps=together: a __syncthreads() ends
+//   each iteration), timed from the earliest CTA start to the latest CTA end; fence_ns =
+//   ns_per_iter less the same launch without a fence (store_only_ns_per_iter). What a fence costs
+//   by the warps of an SM that run it, and whether fences of many SMs cost more than one SM's.
+// put_signal_local.csv: flag.cu's put-then-signal ping-pong (put_signal.csv, the same columns)
+//   with both sides on GPU 0: two concurrent kernels of 1-66 CTAs (one per SM), 16 B - 1 MiB per
+//   message; round trip and one way (half). Verified: both receive buffers hold the sender's
+//   pattern.
+#include "flag_protocol.cuh"
 
 using namespace mgbench;
 
@@ -46,10 +56,13 @@ const char* fence_name(int f) {
                        : "threadfence_system";
 }
 
-__global__ void fence_kernel(unsigned* slots, int iters, int fence, unsigned long long* ns) {
-  volatile unsigned* mine = slots + threadIdx.x;
+// `barrier`: a __syncthreads() ends every iteration, so the CTA's warps store and fence together
+// (as a kernel that fences, then signals after a barrier, does); without it they run freely.
+__global__ void fence_kernel(unsigned* slots, int iters, int fence, int barrier,
+                             unsigned long long* span) {
+  volatile unsigned* mine = slots + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   __syncthreads();
-  unsigned long long t0 = globaltimer_ns();
+  if (threadIdx.x == 0) stamp_start(span);
   for (int i = 1; i <= iters; ++i) {
     *mine = unsigned(i);
     if (fence == kBlock)
@@ -58,9 +71,10 @@ __global__ void fence_kernel(unsigned* slots, int iters, int fence, unsigned lon
       __threadfence();
     else if (fence == kSystem)
       __threadfence_system();
+    if (barrier) __syncthreads();
   }
   __syncthreads();
-  if (threadIdx.x == 0) *ns = globaltimer_ns() - t0;
+  if (threadIdx.x == 0) stamp_end(span);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,7 +181,6 @@ __global__ void atomic_kernel(unsigned* words, int iters, int distinct, int use_
 struct Ctx {
   Csv* csv;
   unsigned* words;  // 132 * 32 threads * 32 words
-  unsigned long long* ns;
   unsigned long long* span;
   PingOut* ping;
 };
@@ -179,31 +192,124 @@ void row(Ctx& x, const char* test, const char* variant, int threads, int ctas, i
              iters, stat_vals(st).c_str(), derived_ns, mops, note.c_str(), st.n, ok);
 }
 
+// Times `iters` iterations of fence_kernel on `ctas` CTAs (one per SM) of `threads` threads;
+// returns ns per iteration (the span from the first CTA's start to the last one's end) and checks
+// every thread's slot.
+Stats time_fences(Ctx& x, int ctas, int threads, int fence, int barrier, int iters, int reps,
+                  int* ok) {
+  const size_t slots = size_t(ctas) * threads;
+  std::vector<double> v;
+  for (int r = 0; r < reps + 1; ++r) {
+    CUDA_CHECK(cudaMemset(x.words, 0, slots * sizeof(unsigned)));
+    unsigned long long init[2] = {~0ull, 0ull};
+    CUDA_CHECK(cudaMemcpy(x.span, init, sizeof init, cudaMemcpyHostToDevice));
+    fence_kernel<<<ctas, threads, kExclusiveSmem>>>(x.words, iters, fence, barrier, x.span);
+    LAUNCH_CHECK();
+    unsigned long long sp[2];
+    CUDA_CHECK(cudaMemcpy(sp, x.span, sizeof sp, cudaMemcpyDeviceToHost));
+    if (r > 0) v.push_back(double(sp[1] - sp[0]) / iters);  // the first is warm-up
+  }
+  std::vector<unsigned> got(slots);
+  CUDA_CHECK(cudaMemcpy(got.data(), x.words, slots * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  *ok = std::all_of(got.begin(), got.end(), [&](unsigned g) { return g == unsigned(iters); });
+  if (!*ok) std::fprintf(stderr, "VERIFY FAILED: fence slots\n");
+  return summarize(v);
+}
+
+// One CTA: every fence scope against the same loop without a fence.
 void measure_fences(Ctx& x) {
   const int iters = 20000, reps = 7;
   for (int threads : {1, 32, 1024}) {
     double base = 0;
     for (int f : {kNone, kBlock, kGpu, kSystem}) {
-      std::vector<double> v;
-      for (int r = 0; r < reps + 1; ++r) {
-        CUDA_CHECK(cudaMemset(x.words, 0, 1024 * sizeof(unsigned)));
-        fence_kernel<<<1, threads>>>(x.words, iters, f, x.ns);
-        LAUNCH_CHECK();
-        unsigned long long ns = 0;
-        CUDA_CHECK(cudaMemcpy(&ns, x.ns, sizeof ns, cudaMemcpyDeviceToHost));
-        if (r > 0) v.push_back(double(ns) / iters);  // the first is warm-up
-      }
-      std::vector<unsigned> got(threads);
-      CUDA_CHECK(
-          cudaMemcpy(got.data(), x.words, threads * sizeof(unsigned), cudaMemcpyDeviceToHost));
-      int ok =
-          std::all_of(got.begin(), got.end(), [&](unsigned g) { return g == unsigned(iters); });
-      if (!ok) std::fprintf(stderr, "VERIFY FAILED: fence slots\n");
-      Stats st = summarize(v);
+      int ok = 0;
+      Stats st = time_fences(x, 1, threads, f, 0, iters, reps, &ok);
       if (f == kNone) base = st.median;
       row(x, "fence", fence_name(f), threads, 1, -1, -1, iters, st, st.median - base, 0, "", ok);
     }
   }
+}
+
+// fence.csv: the same loop on `ctas` CTAs at once, one per SM, by scope and threads: what a fence
+// costs by the warps of an SM that run it, and whether fences of many SMs (put_signal.csv's 1-132
+// CTAs of 1024 threads, each fencing at system scope before its signal) cost more than one SM's.
+void measure_fence_ctas(Csv& csv, Ctx& x, int num_sms) {
+  const int iters = 4000, reps = 5;
+  for (int barrier : {0, 1})
+    for (int threads : {32, 64, 128, 256, 512, 1024})
+      for (int ctas : {1, 8, 32, 66, num_sms}) {
+        int base_ok = 0, ok = 0;
+        const Stats base = time_fences(x, ctas, threads, kNone, barrier, iters, reps, &base_ok);
+        for (int f : {kBlock, kGpu, kSystem}) {
+          Stats st = time_fences(x, ctas, threads, f, barrier, iters, reps, &ok);
+          ok &= base_ok;
+          const char* scope = f == kBlock ? "cta" : f == kGpu ? "gpu" : "system";
+          csv.row("%s,%s,%d,%d,%d,%s,%.3f,%.3f,%d,%d", scope, barrier ? "together" : "free",
+                  threads, ctas, iters, stat_vals(st).c_str(), base.median, st.median - base.median,
+                  st.n, ok);
+        }
+      }
+}
+
+void measure_put_signal_local(Csv& csv, int num_sms) {
+  const size_t max_bytes = 1 * MiB;
+  const uint32_t seed[2] = {0xE0000u, 0xF0000u};
+  void* src[2];
+  void* rcv[2];
+  for (int g = 0; g < 2; ++g) {
+    src[g] = device_alloc(kDev, max_bytes);
+    rcv[g] = device_alloc(kDev, max_bytes);
+    fill_pattern(kDev, src[g], max_bytes, seed[g]);
+  }
+  unsigned* counters = static_cast<unsigned*>(device_alloc(kDev, 64 * sizeof(unsigned)));
+  using flagproto::PingResult;
+  auto* res = static_cast<PingResult*>(device_alloc(kDev, 2 * sizeof(PingResult)));
+  allow_dynamic_smem(flagproto::put_signal_kernel);
+  cudaStream_t st[2];
+  for (auto& s : st) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const int iters = 1000, warmup = 10;
+  for (size_t bytes : {size_t(16), size_t(1024), size_t(4096), size_t(16384), size_t(65536),
+                       size_t(262144), max_bytes})
+    for (int ctas : {1, 8, 32, num_sms / 2}) {
+      if (bytes < size_t(ctas) * 16) continue;  // every CTA gets at least one 16-byte word
+      for (int g = 0; g < 2; ++g) poison(kDev, rcv[g], bytes);
+      std::vector<double> v;
+      int ok = 1;
+      for (int r = 0; r < 4 && ok; ++r) {
+        CUDA_CHECK(cudaMemset(counters, 0, 64 * sizeof(unsigned)));
+        CUDA_CHECK(cudaMemset(res, 0, 2 * sizeof(*res)));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        // Counter 0 is the initiator's (side 0), counter 32 the responder's: 128 bytes apart.
+        flagproto::put_signal_kernel<<<ctas, kThreads, kExclusiveSmem, st[1]>>>(
+            static_cast<const uint4*>(src[1]), static_cast<uint4*>(rcv[0]), bytes / 16,
+            counters + 32, counters, iters, warmup, 0, res + 1);
+        LAUNCH_CHECK();
+        flagproto::put_signal_kernel<<<ctas, kThreads, kExclusiveSmem, st[0]>>>(
+            static_cast<const uint4*>(src[0]), static_cast<uint4*>(rcv[1]), bytes / 16, counters,
+            counters + 32, iters, warmup, 1, res);
+        LAUNCH_CHECK();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        PingResult h[2];
+        CUDA_CHECK(cudaMemcpy(h, res, sizeof h, cudaMemcpyDeviceToHost));
+        if (h[0].failed || h[1].failed) ok = 0;
+        if (r > 0) v.push_back(double(h[0].elapsed_ns) / iters);  // the first is warm-up
+      }
+      ok &= report_check("put_signal_local to responder",
+                         count_mismatches(kDev, rcv[1], bytes, seed[0]));
+      ok &= report_check("put_signal_local to initiator",
+                         count_mismatches(kDev, rcv[0], bytes, seed[1]));
+      Stats s = summarize(v);  // ns per round trip
+      for (double* d : {&s.median, &s.min, &s.max, &s.p10, &s.p90}) *d *= 1e-3;
+      csv.row("%zu,%d,%d,%s,%.4f,%.2f,%d,%d", bytes, ctas, iters, stat_vals(s).c_str(),
+              s.median / 2, gbps(double(bytes), s.median / 2), s.n, ok);
+    }
+  for (auto& s : st) CUDA_CHECK(cudaStreamDestroy(s));
+  for (int g = 0; g < 2; ++g) {
+    CUDA_CHECK(cudaFree(src[g]));
+    CUDA_CHECK(cudaFree(rcv[g]));
+  }
+  CUDA_CHECK(cudaFree(counters));
+  CUDA_CHECK(cudaFree(res));
 }
 
 void pingpong_case(Ctx& x, int sync, int sm_a, int sm_b, int iters, int reps) {
@@ -300,17 +406,35 @@ int main(int argc, char** argv) {
               ",derived_ns,mops,note,reps,ok");
   allow_dynamic_smem(pingpong_kernel);
   allow_dynamic_smem(atomic_kernel);
+  allow_dynamic_smem(fence_kernel);
   Ctx x;
   x.csv = &csv;
   x.words = static_cast<unsigned*>(device_alloc(kDev, (size_t(num_sms) * 32 * 32 + 64) * 4));
-  x.ns = static_cast<unsigned long long*>(device_alloc(kDev, 8));
   x.span = static_cast<unsigned long long*>(device_alloc(kDev, 16));
   x.ping = static_cast<PingOut*>(device_alloc(kDev, sizeof(PingOut)));
   measure_fences(x);
   measure_atomics(x, num_sms);
   measure_pingpong(x, num_sms);
+  {
+    Csv fence(argc, argv, "fence.csv",
+              "Fences by scope on 1-132 CTAs (one per SM) of 32-1024 threads, each thread storing "
+              "and fencing in a loop on GPU 0; see sync_prims.cu",
+              {kDev}, {{"timer", "%globaltimer"}},
+              "scope,warps,threads_per_cta,ctas,iterations," + stat_cols("ns_per_iter") +
+                  ",store_only_ns_per_iter,fence_ns,reps,ok");
+    measure_fence_ctas(fence, x, num_sms);
+  }
+  {
+    Csv put(argc, argv, "put_signal_local.csv",
+            "Put-then-signal ping-pong between two kernels on GPU 0 (put_signal.csv's protocol): "
+            "ld/st put of `bytes` over `sms` CTAs a side, fence, one counter add per CTA; see "
+            "sync_prims.cu",
+            {kDev}, {{"timer", "%globaltimer"}},
+            "bytes,sms,iterations," + stat_cols("round_trip_us") +
+                ",one_way_us_median,gbps_one_way,reps,ok");
+    measure_put_signal_local(put, num_sms);
+  }
   CUDA_CHECK(cudaFree(x.words));
-  CUDA_CHECK(cudaFree(x.ns));
   CUDA_CHECK(cudaFree(x.span));
   CUDA_CHECK(cudaFree(x.ping));
   return 0;
