@@ -50,6 +50,7 @@ struct Group {
   Pairs set;                       // param -> value
   std::string schedule;            // the family's unless the group names its own
   std::optional<Measure> measure;  // the family's unless the group names its own
+  std::string skip;                // when set: its rows are not predicted, and this says why
 };
 
 struct Family {
@@ -59,6 +60,7 @@ struct Family {
   std::string stream;  // when set: the prediction is this stream's end on rank stream_rank
   int stream_rank = 0;
   Pairs define;  // param -> column
+  Pairs less;    // when set: the prediction less the same case with these params
   std::vector<Group> groups;
 };
 
@@ -101,6 +103,7 @@ Family read_family(const sim::Node& node) {
     sr.finish();
   }
   if (auto d = r.optional("define")) f.define = read_pairs(*d, "define");
+  if (auto l = r.optional("less")) f.less = read_pairs(*l, "less");
   if (auto g = r.optional("groups")) {
     for (const sim::Node& item : g->items()) {
       sim::MapReader gr(item, "group");
@@ -111,13 +114,14 @@ Family read_family(const sim::Node& node) {
       group.schedule = f.schedule;
       if (auto s = gr.optional("schedule")) group.schedule = s->as_string();
       if (auto m = gr.optional("measure")) group.measure = read_measure(*m);
+      if (auto k = gr.optional("skip")) group.skip = k->as_string();
       if (group.schedule.empty()) item.fail("no schedule: give one for the family or the group");
       gr.finish();
       f.groups.push_back(std::move(group));
     }
   } else {
     if (f.schedule.empty()) node.fail("no schedule: give one for the family or its groups");
-    f.groups.push_back({f.at, {}, {}, f.schedule, std::nullopt});
+    f.groups.push_back({f.at, {}, {}, f.schedule, std::nullopt, {}});
   }
   r.finish();
   return f;
@@ -175,6 +179,37 @@ double measure(const traces::RunResult& result, const Measure& m, const Family& 
   return 0;
 }
 
+// `params` with `set`'s values in place of its own (added where it has none).
+Pairs with(Pairs params, const Pairs& set) {
+  for (const auto& entry : set) {
+    std::erase_if(params, [&](const auto& p) { return p.first == entry.first; });
+    params.push_back(entry);
+  }
+  return params;
+}
+
+// One run of a case's schedule with `params`, measured as its group (or family) says.
+double predict(const traces::Schedule& schedule, const Pairs& params, const Family& f,
+               const Group& g, const traces::Machine& machine, const sim::SourceLocation& at) {
+  const traces::RunResult result =
+      traces::simulate(schedule, traces::param_values(schedule, params), machine).run;
+  if (!result.blocked.empty())
+    throw sim::ConfigError(at, fmt::format("the schedule {} deadlocked for this row", g.schedule));
+  return measure(result, g.measure ? *g.measure : f.measure, f, g.schedule, at);
+}
+
+// The rows each skipping group of `f` matched (`skipped`, by group), listed as not predicted.
+void add_skipped(const Family& f, const std::vector<std::size_t>& skipped, ValidationRun& out) {
+  for (std::size_t g = 0; g < f.groups.size(); ++g) {
+    if (f.groups[g].skip.empty()) continue;
+    std::string where;
+    for (const auto& [column, value] : f.groups[g].where)
+      where += fmt::format("{}{}={}", where.empty() ? "" : " ", column, value);
+    out.pending.push_back({fmt::format("{} ({})", f.data, where), f.category, "not predicted",
+                           f.groups[g].skip, skipped[g]});
+  }
+}
+
 }  // namespace
 
 ValidationRun run_validation(const std::string& manifest_path, const std::string& data_dir,
@@ -199,7 +234,12 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
     std::vector<traces::Schedule> schedules;
     for (const Group& g : f.groups)
       schedules.push_back(traces::load_schedule_file((dir / g.schedule).string()));
-    const std::size_t measured = table.column(f.measured, Unit::microseconds);
+    // The measured time in microseconds, or in nanoseconds (scaled to microseconds).
+    const bool in_ns = table.has_column(f.measured) &&
+                       unit_of_column(f.measured, {table.file(), 0, 0}) == Unit::nanoseconds;
+    const std::size_t measured =
+        table.column(f.measured, in_ns ? Unit::nanoseconds : Unit::microseconds);
+    const double measured_scale = in_ns ? 1e-3 : 1.0;
     std::optional<std::size_t> divide;
     if (!f.divide_by.empty()) divide = table.column(f.divide_by, Unit::none);
     std::vector<std::pair<std::string, std::size_t>> define;
@@ -211,6 +251,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
       for (const auto& [column, value] : g.where)
         where.back().emplace_back(table.column(column, Unit::none), value);
     }
+    std::vector<std::size_t> skipped(f.groups.size());  // rows of each skipping group
     for (std::size_t row = 0; row < table.rows(); ++row) {
       const Group* match = nullptr;
       const traces::Schedule* schedule = nullptr;
@@ -231,6 +272,10 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
                                fmt::format("no group of the manifest's {} family ({}:{}) matches "
                                            "this row: every measured row needs a schedule",
                                            f.data, f.at.file, f.at.line));
+      if (!match->skip.empty()) {
+        ++skipped[static_cast<std::size_t>(match - f.groups.data())];
+        continue;
+      }
       Pairs overrides = match->set;
       std::string label;
       for (const auto& [c, v] : match->where) label += (label.empty() ? "" : " ") + v;
@@ -239,19 +284,15 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
         overrides.emplace_back(param, value);
         label += fmt::format("{}{}={}", label.empty() ? "" : " ", param, value);
       }
-      const traces::Env params = traces::param_values(*schedule, overrides);
-      const traces::RunResult result = traces::simulate(*schedule, params, machine).run;
-      if (!result.blocked.empty())
-        throw sim::ConfigError(
-            {table.file(), table.line_of(row), 1},
-            fmt::format("the schedule {} deadlocked for this row", match->schedule));
       const sim::SourceLocation at{table.file(), table.line_of(row), 1};
-      double predicted =
-          measure(result, match->measure ? *match->measure : f.measure, f, match->schedule, at);
+      double predicted = predict(*schedule, overrides, f, *match, machine, at);
+      if (!f.less.empty())
+        predicted -= predict(*schedule, with(overrides, f.less), f, *match, machine, at);
       if (divide) predicted /= table.number(row, *divide);
-      out.cases.push_back(
-          {f.data, f.category, table.line_of(row), label, table.number(row, measured), predicted});
+      out.cases.push_back({f.data, f.category, table.line_of(row), label,
+                           table.number(row, measured) * measured_scale, predicted});
     }
+    add_skipped(f, skipped, out);
   }
   return out;
 }

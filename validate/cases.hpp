@@ -6,9 +6,12 @@
 //     - data: peer_ce.csv              # a file of the data folder
 //       category: primitive            # primitive (fitted by calibrate) | held-out (never fitted)
 //       schedule: peer_ce.yaml         # relative to the manifest
-//       measured: us_per_copy_median   # a column in microseconds: the measured time
-//       divide_by: copies_per_rep      # optional count column: the time is per op of a loop
+//       measured: us_per_copy_median   # a column in microseconds (or nanoseconds): the measured
+//       time divide_by: copies_per_rep      # optional count column: the time is per op of a loop
 //       define: {SIZE: bytes}          # schedule param <- column, for every row
+//       less: {FENCE: 0}               # optional: the prediction less the same case with these
+//                                      # params (a measured difference: a loop with and without
+//                                      # its fence)
 //       stream: {name: gemm, rank: 0}  # optional: predict the end of this stream (default: the
 //                                      # end of the whole schedule), e.g. one side of two
 //                                      # concurrent loops
@@ -21,6 +24,8 @@
 //         - where: {direction: 0to1_push}   # text columns that select the rows
 //           set: {SRC: 0, DST: 1}           # constant params for them
 //           schedule: other.yaml            # optional: this group's own schedule
+//           skip: "why"                     # optional: its rows are not predicted (listed with
+//                                           # the families not yet predictable, with this)
 //     - data: hbm.csv
 //       category: primitive
 //       status: needs-kernels          # not predictable yet

@@ -1,5 +1,7 @@
 // The manifest's `stream:` key: a case can predict one stream's end instead of the whole
 // schedule's (interference.csv times the GEMM loop beside a longer-running transfer loop).
+// Its `less:` key: a case can predict the difference of two runs (fence.csv's fence costs), and a
+// measured column in nanoseconds is read as such.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -59,4 +61,27 @@ TEST_CASE("a stream the schedule does not run is an error naming the data row") 
   CHECK_THROWS_WITH(mgsim::validate::run_validation((dir / "manifest.yaml").string(), dir.string(),
                                                     "h200.calibrated"),
                     Catch::Contains("d.csv:5") && Catch::Contains("no stream 'shrot' on rank 0"));
+}
+
+TEST_CASE("a case can predict a difference of two runs, measured in nanoseconds") {
+  // `long` runs only with LONG = 1: the whole schedule ends at 10 us, without it at 3 us; the
+  // manifest's `less: {LONG: 0}` predicts the difference, 7 us, against a row of 7000 ns.
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_cases_test_less";
+  std::filesystem::create_directories(dir);
+  write(dir / "two.yaml",
+        "params:\n  LONG: 1\nstreams:\n"
+        "  - name: short\n    if: rank == 0\n    ops:\n      - delay: 3us\n"
+        "  - name: long\n    if: (rank == 0) * LONG\n    host: 1\n    ops:\n      - delay: 10us\n");
+  write(dir / "d.csv",
+        "# gpu0_name: test\n# date_utc: 2026-12-03\n# command: x\nop,time_ns_median\nx,7000\n");
+  write(dir / "manifest.yaml", "topology: " + kSource +
+                                   "/validate/cases/h200x2.yaml\n"
+                                   "families:\n  - data: d.csv\n    category: primitive\n"
+                                   "    schedule: two.yaml\n    measured: time_ns_median\n"
+                                   "    less: {LONG: 0}\n");
+  const auto run = mgsim::validate::run_validation((dir / "manifest.yaml").string(), dir.string(),
+                                                   "h200.calibrated");
+  REQUIRE(run.cases.size() == 1);
+  CHECK(run.cases[0].measured_us == Approx(7.0));
+  CHECK(run.cases[0].predicted_us == Approx(7.0));
 }
