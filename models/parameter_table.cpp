@@ -279,6 +279,12 @@ const std::array kParameters = {
                                           "fence.gpu (__threadfence)"),
     param<&H::sync, &SyncSpec::fence_system>("sync", "fence_system", "s", kRequired,
                                              "fence.sys (__threadfence_system)"),
+    param<&H::sync, &SyncSpec::fence_cta_per_warp>("sync", "fence_cta_per_warp", "s", kRequired,
+                                                   "an SM's fence.cta throughput, per warp"),
+    param<&H::sync, &SyncSpec::fence_gpu_per_warp>("sync", "fence_gpu_per_warp", "s", kRequired,
+                                                   "an SM's fence.gpu throughput, per warp"),
+    param<&H::sync, &SyncSpec::fence_system_per_warp>(
+        "sync", "fence_system_per_warp", "s", kRequired, "an SM's fence.sys throughput, per warp"),
     // power (models/power.hpp): all defaulted; without `limit` the SMs stay at sm.clock
     param<&H::power, &PowerSpec::limit>("power", "limit", "W", kDefaulted,
                                         "board power cap the governor holds (none if absent)"),

@@ -7,13 +7,21 @@
 //     polling a peer's flag over the fabric sees it `remote_poll` after that;
 //   - an atomic flag write (atomicExch, atomicAdd) lands `atomic` later than a plain store, and
 //     atomics to one address are applied one per `atomic_interval` at its owner, in arrival order;
-//   - a fence holds its thread (the role) for `fence_cta`, `fence_gpu` or `fence_system`; a
-//     release store is a fence of its scope, then the store; an acquire load costs nothing more
-//     (the measured release/acquire pairs cost the release's fence alone).
+//   - a fence holds its role for its scope's cost by the warps of the SM that fence together
+//     (validate/data/h200-single/fence.csv): one warp's fence takes `fence_<scope>`, and the SM
+//     completes one warp's fence per `fence_<scope>_per_warp` at most, so w warps take
+//     max(fence_<scope>, w x per_warp) (at system scope 1-8 warps take one warp's time, 32 warps
+//     1.9 x). A release store is one thread's fence, then the store; an acquire load costs
+//     nothing more (the measured release/acquire pairs cost the release's fence alone).
 // Ignores: the polling loop's own traffic (a wait that starts after the write landed sees it at
 // once), L2 slice placement of flags, contention of atomics to different addresses, fences
-// waiting for outstanding stores (a fence costs the same whatever is in flight).
+// waiting for outstanding stores (a fence costs the same whatever is in flight), fences of other
+// SMs (with 32-132 SMs fencing at once each fence is slower, fence.csv), the step between 8 and 16
+// warps (16 warps cost nearly 32's) and warps that fence out of step (fence.csv's `free` rows).
 #pragma once
+
+#include <algorithm>
+#include <cstdint>
 
 #include "sim/units.hpp"
 
@@ -24,9 +32,18 @@ struct SyncSpec {
   sim::Duration remote_poll = sim::Duration::ns(300);   // extra: the waiter polls over the fabric
   sim::Duration atomic = sim::Duration::ns(60);         // extra: an atomic flag write
   sim::Duration atomic_interval = sim::Duration::ps(700);  // one address's atomics, one each
-  sim::Duration fence_cta = sim::Duration::ns(5);
+  sim::Duration fence_cta = sim::Duration::ns(5);          // one warp's fence, by scope
   sim::Duration fence_gpu = sim::Duration::ns(200);
   sim::Duration fence_system = sim::Duration::ns(500);
+  sim::Duration fence_cta_per_warp;  // the SM's fence throughput: one warp's fence per interval
+  sim::Duration fence_gpu_per_warp;
+  sim::Duration fence_system_per_warp;
+
+  // What a fence costs when `warps` warps of one SM run it together: one warp's time, or the SM's
+  // throughput's `warps` x per_warp when that is longer.
+  static sim::Duration fence(sim::Duration one, sim::Duration per_warp, std::int64_t warps) {
+    return std::max(one, sim::Duration::ps(per_warp.picoseconds() * warps));
+  }
 };
 
 }  // namespace mgsim::models

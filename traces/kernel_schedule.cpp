@@ -167,7 +167,9 @@ class KernelParser {
       }
       case Kind::fence: {
         sim::MapReader fr(body, "fence");
-        op.what = FenceOp{parse_scope(fr.required("scope"))};
+        FenceOp fence{.scope = parse_scope(fr.required("scope")), .threads = std::nullopt};
+        if (auto n = fr.optional("threads")) fence.threads = Expr::parse(*n, scope_);
+        op.what = std::move(fence);
         fr.finish();
         break;
       }

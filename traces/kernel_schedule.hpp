@@ -199,6 +199,7 @@ struct FlagWaitOp : FlagRef {
 struct FenceOp {
   static constexpr const char* kName = "fence";
   MemoryScope scope = MemoryScope::gpu;
+  std::optional<Expr> threads;  // how many of the CTA's threads fence (default: all of them)
 };
 
 struct ArriveOp {

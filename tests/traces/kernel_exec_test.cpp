@@ -214,6 +214,35 @@ TEST_CASE("fences hold the role, a release store fences first, atomics to one fl
   CHECK(stream_end(r.result, 0, "s") == 1'660'000);
 }
 
+TEST_CASE("a fence costs by the warps that run it, a release store is one warp's") {
+  // One warp 500 ns; the SM completes one warp's fence per 20 ns.
+  models::HardwareSpec hw = sync_device();
+  hw.sync.fence_system_per_warp = sim::Duration::ns(20);
+  auto fence = [&](const std::string& threads, const models::HardwareSpec& d) {
+    return stream_end(run_kernels(one_kernel("1", "      - {name: f, ops: [{fence: {scope: system" +
+                                                      threads + "}}]}\n"),
+                                  1, d)
+                          .result,
+                      0, "s");
+  };
+  // A 1 us launch, then: one thread (one warp): 500 ns; 800 threads (25 warps): 25 x 20 = 500 ns,
+  // no longer; 801 threads (26 warps): 520 ns; the CTA's 2048 threads (64 warps): 1280 ns.
+  CHECK(fence(", threads: 1", hw) == 1'500'000);
+  CHECK(fence(", threads: 800", hw) == 1'500'000);
+  CHECK(fence(", threads: 801", hw) == 1'520'000);
+  CHECK(fence("", hw) == 2'280'000);
+  // A release store is its one storing thread's fence: 500 ns, whatever the CTA's threads; the
+  // flag lands at once on its own GPU and the waiter sees it flag_latency (300 ns) later.
+  const auto r = run_kernels(
+      one_kernel("2",
+                 "      - {name: tx, if: cta == 0, ops: [{signal: {flag: f, value: 1, order: "
+                 "release, scope: system}}]}\n"
+                 "      - {name: rx, if: cta == 1, ops: [{wait: {flag: f, value: 1}}]}\n"),
+      1, hw);
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 1'800'000);
+}
+
 TEST_CASE("arrive and sync order two roles of a CTA") {
   // The loader computes 1e6 flops (1 us, alone on the pipe), then arrives; the consumer's sync
   // releases 50 mbarrier cycles (50 ns) later, then it computes 2e6 flops alone: 2 us.

@@ -70,16 +70,17 @@ void store(Runner& x, LaunchRun& launch, int writer, const FlagKey& key, std::in
 
 }  // namespace
 
-Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope) {
+Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope, std::int64_t warps) {
+  using S = models::SyncSpec;
   switch (scope) {
     case MemoryScope::cta:
-      return sync.fence_cta;
+      return S::fence(sync.fence_cta, sync.fence_cta_per_warp, warps);
     case MemoryScope::gpu:
-      return sync.fence_gpu;
+      return S::fence(sync.fence_gpu, sync.fence_gpu_per_warp, warps);
     case MemoryScope::system:
-      return sync.fence_system;
+      break;
   }
-  return sync.fence_system;
+  return S::fence(sync.fence_system, sync.fence_system_per_warp, warps);
 }
 
 bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
@@ -97,7 +98,7 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   }
   // The fence, then the store; the role goes on when the store is posted.
   const bool add = op.add, atomic = op.atomic;
-  x.engine.schedule_in(fence_cost(x.spec.sync, *op.release),
+  x.engine.schedule_in(fence_cost(x.spec.sync, *op.release, 1),  // the one storing thread's
                        [&x, &r, &launch, rank, key, value, add, atomic, snapshot] {
                          store(x, launch, rank, key, value, add, atomic, snapshot);
                          resume_after(x, r, Duration::zero());
@@ -105,9 +106,12 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   return false;
 }
 
-// fence {scope}: holds the role for the fence's cost.
+// fence {scope, threads}: holds the role for the fence's cost by that many threads' warps.
 bool start_fence(Runner& x, RoleRun& r, const FenceOp& op) {
-  resume_after(x, r, fence_cost(x.spec.sync, op.scope));
+  const std::int64_t threads =
+      op.threads ? op.threads->eval_positive(r.env, "fence threads") : r.cta->launch->threads;
+  constexpr std::int64_t kWarp = 32;
+  resume_after(x, r, fence_cost(x.spec.sync, op.scope, (threads + kWarp - 1) / kWarp));
   return false;
 }
 

@@ -37,7 +37,7 @@ std::int64_t ldst_window(const RoleRun& r, const TransferOp& op);
 Bytes mma_amount(const models::Gpu& gpu, const RoleRun& r, const MmaShape& op, std::int64_t m,
                  std::int64_t n, std::int64_t k);
 // What a fence of `scope` costs its thread (models/sync.hpp).
-Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope);
+Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope, std::int64_t warps);
 
 // A CTA's barrier in the data check.
 inline DataCheck::SyncKey barrier_key(const RoleRun& r, int barrier) {

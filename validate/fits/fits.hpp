@@ -11,6 +11,7 @@ namespace mgsim::validate::fits {
 // links.cpp: the NVLink port and the paths over it.
 void nvlink_latency(Calibrator& c);
 void flags(Calibrator& c);
+void fences(Calibrator& c);
 void copy_engine(Calibrator& c);
 void nvlink_port(Calibrator& c);
 void peer_ldst(Calibrator& c);

@@ -20,6 +20,8 @@ constexpr double kLinearUpToSms = 4;
 // Local TMA copies stay linear in SMs further: HBM binds only far above 16 x 100 GB/s.
 constexpr double kLocalLinearUpToSms = 16;
 constexpr double kSaturatedFromSms = 16;
+// The single-GPU synchronisation measurements, beside the two-GPU data.
+constexpr const char* kFenceCsv = "../h200-single/fence.csv";
 
 // NVLink per-link rate as nvidia-smi reports it (system/nvlink_status.txt): "Link 0: 26.562 GB/s".
 double nvlink_link_rate(const std::string& path, int& links) {
@@ -149,6 +151,44 @@ void flags(Calibrator& c) {
           fmt::format("fit: flag.csv lines {} (atomic) against the volatile rows, mean of the "
                       "one-way differences",
                       lines(flag, atomics)));
+}
+
+// The fence model of models/sync.hpp, by scope, from fence.csv's rows on one SM whose warps fence
+// together (one CTA of 32-1024 threads, each thread storing and fencing, then a barrier, in a
+// loop; fence_ns = the loop's time per iteration over the same loop without the fence), as a
+// kernel fences before it signals:
+//   fence_<scope> = the one-warp row (32 threads), or 0 if the fence made the loop no slower
+//     (at cta scope it makes it faster: the fence changes how the store and the barrier retire);
+//   fence_<scope>_per_warp = the 32-warp row / 32 (the SM's fence throughput, where it binds).
+void fences(Calibrator& c) {
+  const MeasurementTable& t = c.table(kFenceCsv);
+  const std::size_t threads = c.column(t, "threads_per_cta", Unit::none);
+  const std::size_t ctas = c.column(t, "ctas", Unit::none);
+  const std::size_t fence = c.column(t, "fence_ns", Unit::nanoseconds);
+  constexpr double kWarp = 32;
+  for (const char* scope : {"cta", "gpu", "system"}) {
+    const Rows rows = select(c, t, {{"scope", scope}, {"warps", "together"}},
+                             [&](std::size_t r) { return t.number(r, ctas) == 1; });
+    auto row_of = [&](double threads_per_cta) {
+      for (const std::size_t r : rows)
+        if (t.number(r, threads) == threads_per_cta) return r;
+      out_of_range(t,
+                   fmt::format("no {} fence row of {} threads on one CTA", scope, threads_per_cta));
+    };
+    const std::size_t one = row_of(kWarp), all = row_of(kWarp * kWarp);
+    const double one_s = std::max(0.0, t.number(one, fence) * 1e-9);
+    const double per_warp = std::max(0.0, t.number(all, fence) * 1e-9) / kWarp;
+    const std::string name = fmt::format("sync.fence_{}", scope);
+    c.write(name, ps_value(one_s), one_s,
+            fmt::format("measured: {} line {} ({} scope, warps together, one CTA of 32 threads: "
+                        "{:.3f} ns{})",
+                        kFenceCsv, t.line_of(one), scope, t.number(one, fence),
+                        one_s == 0 ? ", no slower than without the fence" : ""));
+    c.write(name + "_per_warp", ps_value(per_warp), per_warp,
+            fmt::format("fit: {} line {} ({} scope, warps together, one CTA of 1024 threads: "
+                        "{:.3f} ns) / 32 warps",
+                        kFenceCsv, t.line_of(all), scope, t.number(all, fence)));
+  }
 }
 
 // Copy-engine copies from peer_ce.csv, the host's share first:
