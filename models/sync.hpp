@@ -16,7 +16,8 @@
 // Ignores: the polling loop's own traffic (a wait that starts after the write landed sees it at
 // once), L2 slice placement of flags, contention of atomics to different addresses, fences
 // waiting for outstanding stores (a fence costs the same whatever is in flight), fences of other
-// SMs (with 32-132 SMs fencing at once each fence is slower, fence.csv), the step between 8 and 16
+// SMs (with 12-132 SMs fencing at once each fence is slower; SMs that only store do not slow it:
+// fence.csv, fence_mix.csv), the step between 8 and 16
 // warps (16 warps cost nearly 32's) and warps that fence out of step (fence.csv's `free` rows).
 #pragma once
 

@@ -1,5 +1,5 @@
-// Synchronisation primitives on one GPU (sync.csv, fence.csv, put_signal_local.csv), for issue 9's
-// fence, flag and atomic costs.
+// Synchronisation primitives on one GPU (sync.csv, fence.csv, fence_mix.csv,
+// put_signal_local.csv), for issue 9's fence, flag and atomic costs.
 //
 // test=fence: one CTA of 1, 32 or 1024 threads; each thread loops `iterations` times over
 //   "volatile store of i to its own word; fence", the fence being none, __threadfence_block()
@@ -27,6 +27,10 @@
 //   each iteration), timed from the earliest CTA start to the latest CTA end; fence_ns =
 //   ns_per_iter less the same launch without a fence (store_only_ns_per_iter). What a fence costs
 //   by the warps of an SM that run it, and whether fences of many SMs cost more than one SM's.
+// fence_mix.csv: `fencers` of `ctas` CTAs (one per SM; 1 or all) store, fence and meet at a
+//   barrier in a loop, the others store without fencing until the fencers are done; the fencers'
+//   span per iteration, less the same launch without the fence. Whether a fence slows beside
+//   SMs that fence or beside SMs that only store.
 // put_signal_local.csv: flag.cu's put-then-signal ping-pong (put_signal.csv, the same columns)
 //   with both sides on GPU 0: two concurrent kernels of 1-66 CTAs (one per SM), 16 B - 1 MiB per
 //   message; round trip and one way (half). Verified: both receive buffers hold the sender's
@@ -75,6 +79,40 @@ __global__ void fence_kernel(unsigned* slots, int iters, int fence, int barrier,
   }
   __syncthreads();
   if (threadIdx.x == 0) stamp_end(span);
+}
+
+// fence_mix.csv: CTAs below `fencers` store, fence (`fence`, none for the baseline) and meet at a
+// barrier, `iters` times, timed from the first one's start to the last one's end; the other CTAs
+// store in the same loop, never fencing, until every fencer is done (`done`).
+__global__ void fence_mix_kernel(unsigned* slots, int iters, int fence, int fencers, unsigned* done,
+                                 unsigned long long* span) {
+  __shared__ int stop;
+  volatile unsigned* mine = slots + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) stop = 0;
+  __syncthreads();
+  if (int(blockIdx.x) < fencers) {
+    if (threadIdx.x == 0) stamp_start(span);
+    for (int i = 1; i <= iters; ++i) {
+      *mine = unsigned(i);
+      if (fence == kGpu)
+        __threadfence();
+      else if (fence == kSystem)
+        __threadfence_system();
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      stamp_end(span);
+      atomicAdd(done, 1u);
+    }
+    return;
+  }
+  for (unsigned i = 1;; ++i) {
+    *mine = i;
+    if (threadIdx.x == 0) stop = *reinterpret_cast<volatile unsigned*>(done) >= unsigned(fencers);
+    __syncthreads();
+    if (stop) break;
+    __syncthreads();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,6 +289,49 @@ void measure_fence_ctas(Csv& csv, Ctx& x, int num_sms) {
       }
 }
 
+// fence_mix.csv: whether a fence is slower beside SMs that fence too, or beside SMs that only
+// store: `fencers` of `ctas` CTAs (one per SM) fence, the rest store until they are done.
+void measure_fence_mix(Csv& csv, Ctx& x, int num_sms) {
+  const int iters = 4000, reps = 5;
+  unsigned* done = static_cast<unsigned*>(device_alloc(kDev, sizeof(unsigned)));
+  auto time = [&](int ctas, int threads, int fencers, int fence, int* ok) {
+    const size_t slots = size_t(ctas) * threads;
+    std::vector<double> v;
+    for (int r = 0; r < reps + 1; ++r) {
+      CUDA_CHECK(cudaMemset(x.words, 0, slots * sizeof(unsigned)));
+      CUDA_CHECK(cudaMemset(done, 0, sizeof(unsigned)));
+      unsigned long long init[2] = {~0ull, 0ull};
+      CUDA_CHECK(cudaMemcpy(x.span, init, sizeof init, cudaMemcpyHostToDevice));
+      fence_mix_kernel<<<ctas, threads, kExclusiveSmem>>>(x.words, iters, fence, fencers, done,
+                                                          x.span);
+      LAUNCH_CHECK();
+      unsigned long long sp[2];
+      CUDA_CHECK(cudaMemcpy(sp, x.span, sizeof sp, cudaMemcpyDeviceToHost));
+      if (r > 0) v.push_back(double(sp[1] - sp[0]) / iters);  // the first is warm-up
+    }
+    std::vector<unsigned> got(slots);
+    CUDA_CHECK(cudaMemcpy(got.data(), x.words, slots * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    *ok = 1;
+    for (int c = 0; c < fencers; ++c)
+      for (int t = 0; t < threads; ++t) *ok &= got[size_t(c) * threads + t] == unsigned(iters);
+    if (!*ok) std::fprintf(stderr, "VERIFY FAILED: fence_mix slots\n");
+    return summarize(v);
+  };
+  for (int f : {kGpu, kSystem})
+    for (int threads : {32, 1024})
+      for (int ctas : {1, 2, 4, 8, 12, 16, 24, 32, 66, num_sms})
+        for (int fencers : {1, ctas}) {
+          int base_ok = 0, ok = 0;
+          const Stats base = time(ctas, threads, fencers, kNone, &base_ok);
+          const Stats st = time(ctas, threads, fencers, f, &ok);
+          csv.row("%s,%d,%d,%d,%d,%s,%.3f,%.3f,%d,%d", f == kGpu ? "gpu" : "system", threads, ctas,
+                  fencers, iters, stat_vals(st).c_str(), base.median, st.median - base.median, st.n,
+                  ok & base_ok);
+          if (ctas == 1) break;  // one CTA: fencers 1 = ctas
+        }
+  CUDA_CHECK(cudaFree(done));
+}
+
 void measure_put_signal_local(Csv& csv, int num_sms) {
   const size_t max_bytes = 1 * MiB;
   const uint32_t seed[2] = {0xE0000u, 0xF0000u};
@@ -407,6 +488,7 @@ int main(int argc, char** argv) {
   allow_dynamic_smem(pingpong_kernel);
   allow_dynamic_smem(atomic_kernel);
   allow_dynamic_smem(fence_kernel);
+  allow_dynamic_smem(fence_mix_kernel);
   Ctx x;
   x.csv = &csv;
   x.words = static_cast<unsigned*>(device_alloc(kDev, (size_t(num_sms) * 32 * 32 + 64) * 4));
@@ -423,6 +505,15 @@ int main(int argc, char** argv) {
               "scope,warps,threads_per_cta,ctas,iterations," + stat_cols("ns_per_iter") +
                   ",store_only_ns_per_iter,fence_ns,reps,ok");
     measure_fence_ctas(fence, x, num_sms);
+  }
+  {
+    Csv mix(argc, argv, "fence_mix.csv",
+            "Fences of one CTA or of all, with the other CTAs storing without fencing, 1-132 CTAs "
+            "(one per SM) of 32 or 1024 threads, warps together, on GPU 0; see sync_prims.cu",
+            {kDev}, {{"timer", "%globaltimer"}},
+            "scope,threads_per_cta,ctas,fencers,iterations," + stat_cols("ns_per_iter") +
+                ",store_only_ns_per_iter,fence_ns,reps,ok");
+    measure_fence_mix(mix, x, num_sms);
   }
   {
     Csv put(argc, argv, "put_signal_local.csv",
