@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -240,8 +241,21 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
     const std::size_t measured =
         table.column(f.measured, in_ns ? Unit::nanoseconds : Unit::microseconds);
     const double measured_scale = in_ns ? 1e-3 : 1.0;
+    // divide_by: a count column, or a number (the count the schedule itself runs).
     std::optional<std::size_t> divide;
-    if (!f.divide_by.empty()) divide = table.column(f.divide_by, Unit::none);
+    double divide_constant = 1;
+    if (!f.divide_by.empty()) {
+      char* end = nullptr;
+      divide_constant = std::strtod(f.divide_by.c_str(), &end);
+      if (end == f.divide_by.c_str() || *end != '\0') {
+        divide_constant = 1;
+        divide = table.column(f.divide_by, Unit::none);
+      } else if (!(divide_constant > 0)) {
+        throw sim::ConfigError(f.at, fmt::format("divide_by {}: expected a count column or a "
+                                                 "positive number",
+                                                 f.divide_by));
+      }
+    }
     std::vector<std::pair<std::string, std::size_t>> define;
     for (const auto& [param, column] : f.define)
       define.emplace_back(param, table.column_index(column));
@@ -288,7 +302,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
       double predicted = predict(*schedule, overrides, f, *match, machine, at);
       if (!f.less.empty())
         predicted -= predict(*schedule, with(overrides, f.less), f, *match, machine, at);
-      if (divide) predicted /= table.number(row, *divide);
+      predicted /= divide ? table.number(row, *divide) : divide_constant;
       out.cases.push_back({f.data, f.category, table.line_of(row), label,
                            table.number(row, measured) * measured_scale, predicted});
     }

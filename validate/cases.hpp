@@ -6,8 +6,8 @@
 //     - data: peer_ce.csv              # a file of the data folder
 //       category: primitive            # primitive (fitted by calibrate) | held-out (never fitted)
 //       schedule: peer_ce.yaml         # relative to the manifest
-//       measured: us_per_copy_median   # a column in microseconds (or nanoseconds): the measured
-//       time divide_by: copies_per_rep      # optional count column: the time is per op of a loop
+//       measured: us_per_copy_median   # a column in microseconds (or nanoseconds): the time
+//       divide_by: copies_per_rep      # optional count column (or a number): time per loop op
 //       define: {SIZE: bytes}          # schedule param <- column, for every row
 //       less: {FENCE: 0}               # optional: the prediction less the same case with these
 //                                      # params (a measured difference: a loop with and without
