@@ -16,7 +16,8 @@
 //     sm<s>.sfu, sm<s>.int32    one SM's special-function unit and INT32 pipe, in ops per second
 //                               (sfu_ops_per_cycle, int32_ops_per_cycle x the clock; not
 //                               catalogued)
-//     sm<s>.memory              one SM's traffic beyond L2, sm.memory_rate (not catalogued)
+//     sm<s>.memory              one SM's memory pipe, sm.memory_rate in loaded bytes (a store
+//                               crosses it sm.store_cost times; not catalogued)
 //     l2 (l2)                   l2.bandwidth
 //     l2.reduce (l2.reduce)     l2.reduction_bandwidth: store-adds' read-modify-writes
 //     tma.peer.out/in, ldst.peer.out/in, tma_add.peer.out/in
@@ -113,7 +114,7 @@ class Gpu {
   // REQUIRES: d is a tensor type (not fp32); smem_bytes >= 0.
   sim::Bytes mma_amount(std::int64_t flops, Dtype d, MmaInstr instr, std::int64_t smem_bytes) const;
 
-  // SM `sm`'s path beyond L2 (its loads and stores, TMA and ld/st, sm.memory_rate), on first
+  // SM `sm`'s memory pipe (all its loads and stores, TMA and ld/st, sm.memory_rate), on first
   // use.
   // REQUIRES: create_sm_pipes() was called; 0 <= sm < spec().sm.count.
   sim::ResourceId memory_pipe(int sm) {

@@ -4,8 +4,8 @@
 // (NVSwitch multicast and in-network reduction) is available, and the efficiency of ld/st
 // traffic over NVLink relative to a copy engine's. This is the only path that can use multimem.
 // The bytes in flight come from the kernel (an op's threads x vector x unroll:
-// traces/kernel/op_load_store.cpp), not from here; posted stores also have a per-SM rate of
-// their own, whatever they keep in flight (store_rate).
+// traces/kernel/op_load_store.cpp), not from here; what one SM's stores move, whatever they keep
+// in flight, is its memory pipe's (models::SmSpec::memory_rate / store_cost).
 // A communication warp also takes a share of its SM's math pipes while it moves data
 // (warp_share_fp32, warp_share_tensor: measured as the math warps' loss beside one copy warp,
 // validate/data/h200-single/intra_sm.csv; models::Gpu::add_comm_warp).
@@ -18,9 +18,8 @@
 namespace mgsim::models {
 
 struct LdStSpec {
-  sim::Bytes coalescing_granularity = sim::Bytes(32);    // L2 sector a warp access splits into
-  bool multimem = true;                                  // multimem.ld_reduce / red / st
-  sim::Bandwidth store_rate = sim::Bandwidth::GBps(60);  // one SM's posted stores
+  sim::Bytes coalescing_granularity = sim::Bytes(32);  // L2 sector a warp access splits into
+  bool multimem = true;                                // multimem.ld_reduce / red / st
   double nvlink_efficiency = 1.0;  // achieved peer bandwidth / copy engine's (fit)
   // Shares of its SM's FP32 and tensor pipes one ld/st communication warp takes while it moves
   // data (issue slots and register-file ports the math warps lose; 0: none).

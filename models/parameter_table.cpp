@@ -139,7 +139,11 @@ const std::array kParameters = {
                                             "mbarrier arrive to waiter released"),
     param<&H::sm, &SmSpec::memory_rate>(
         "sm", "memory_rate", "B/s", kRequired,
-        "one SM's traffic beyond L2, loads and stores, TMA and ld/st together"),
+        "one SM's memory pipe in loaded bytes: all it moves beyond itself, TMA and ld/st"),
+    param<&H::sm, &SmSpec::store_cost>("sm", "store_cost", "count", kRequired,
+                                       "memory-pipe share of a stored byte, in loaded bytes"),
+    param<&H::sm, &SmSpec::store_add_cost>("sm", "store_add_cost", "count", kRequired,
+                                           "memory-pipe share of a store-added byte"),
     // tma
     param<&H::tma, &TmaSpec::issue_cycles>("tma", "issue_cycles", "cycles", kRequired,
                                            "SM cycles to issue one message"),
@@ -162,8 +166,6 @@ const std::array kParameters = {
                                                        kRequired, "sector an access splits into"),
     param<&H::ldst, &LdStSpec::multimem>("ldst", "multimem", "bool", kRequired,
                                          "multimem instructions available"),
-    param<&H::ldst, &LdStSpec::store_rate>("ldst", "store_rate", "B/s", kRequired,
-                                           "one SM's posted stores"),
     param<&H::ldst, &LdStSpec::nvlink_efficiency>("ldst", "nvlink_efficiency", "ratio", kRequired,
                                                   "peer bandwidth relative to a copy engine's"),
     param<&H::ldst, &LdStSpec::warp_share_fp32>("ldst", "warp_share_fp32", "ratio", kRequired,

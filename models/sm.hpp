@@ -112,8 +112,12 @@ struct SmSpec {
   // CUDA compute capability x 10 (90: Hopper, 100: Blackwell): what libraries such as NCCL key
   // their own tuning tables on (traces/nccl/tuner.cpp).
   int compute_capability = 90;
-  // One SM's traffic beyond its L2 (HBM or a peer), loads and stores, TMA and ld/st together.
-  sim::Bandwidth memory_rate = sim::Bandwidth::GBps(100);
+  // One SM's memory pipe: everything it moves beyond itself (L2 hits, HBM, a peer), TMA and
+  // ld/st together, in bytes of loads per second; a stored byte takes store_cost times a loaded
+  // byte's share, a store-added byte store_add_cost times (traces/kernel/op_load_store.cpp).
+  sim::Bandwidth memory_rate = sim::Bandwidth::GBps(250);
+  int store_cost = 4;
+  int store_add_cost = 5;
 
   // Dense flops per cycle per SM for `d` (the native instruction's for a tensor type).
   std::int64_t flops_per_cycle(Dtype d) const;

@@ -12,7 +12,8 @@
 // ld/st path's multimem; a store-add is applied by the destination's L2 (models/l2.hpp).
 // A bulk load takes message_interval per message (so small loads are issue-bound; stores are
 // not);
-// what one SM moves in all, TMA and ld/st together, is capped by models::SmSpec::memory_rate. An
+// what one SM moves in all, TMA and ld/st together, crosses its memory pipe
+// (models::SmSpec::memory_rate; a stored byte takes store_cost times a loaded one's share). An
 // op's messages and how many are outstanding are the schedule's (`message`, `outstanding`; defaults
 // min(bytes, max_message) and messages_in_flight).
 // Ignores: tensor-map layouts and swizzles (a message is a number of bytes), L2 sector

@@ -10,15 +10,15 @@
 # 350.01 GB/s x tma.reduce_efficiency 0.9008 = 315.29 GB/s = 5.96 ms (its bound) plus the first
 # tiles; at K = 8192 the communication hides under the GEMM (GEMM+RS is the GEMM plus the last
 # tiles' store-adds).
-mgsim_cli_test(field.pk_gemm.K512 0 "total: 1583.981772 us (1583981772 ps)"
+mgsim_cli_test(field.pk_gemm.K512 0 "total: 1584.008880 us (1584008880 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5759.278833 us (5759278833 ps)"
+mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5759.305941 us (5759305941 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22460.466577 us (22460466577 ps)"
+mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22460.493685 us (22460493685 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
-mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.627623 us (6420627623 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.624156 us (6420624156 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6437.409347 us (6437409347 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6437.405880 us (6437405880 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
 mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22461.104218 us (22461104218 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
@@ -32,18 +32,18 @@ set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1113.391199 us (1113391199 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1113.648403 us (1113648403 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.copy_engine 0 "total: 760.272048 us (760272048 ps)"
   run examples/kernels/ag_gemm_copy_engine.yaml --topology hgx-h200-8 -D M=16384)
-mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 985.877856 us (985877856 ps)"
+mgsim_cli_test(field.ag_gemm.inter_sm 0 "total: 986.094720 us (986094720 ps)"
   run examples/kernels/ag_gemm_inter_sm.yaml --topology hgx-h200-8 -D M=16384)
 
 # GEMM + all-reduce, inter-SM, NVSwitch in-network reduction (4096 x 4096 x 2048 per rank).
-mgsim_cli_test(field.gemm_ar_multimem 0 "total: 210.034104 us (210034104 ps)"
+mgsim_cli_test(field.gemm_ar_multimem 0 "total: 210.034352 us (210034352 ps)"
   run examples/field/gemm_ar_multimem.yaml --topology hgx-h200-8)
 
 # All-reduce of 4 MiB: NCCL (host collective, its NVLS: 28.14 us, pinned in tests/cli/CMakeLists.txt as
@@ -63,7 +63,7 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 
 # Sequence parallel attention, S = 32768, 8 heads of 128: ring (KV blocks by copy engine,
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
-mgsim_cli_test(field.ring_attention 0 "total: 679.350296 us (679350296 ps)"
+mgsim_cli_test(field.ring_attention 0 "total: 679.461168 us (679461168 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ulysses_attention 0 "total: 761.241931 us (761241931 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
@@ -72,7 +72,7 @@ mgsim_cli_test(field.ulysses_attention 0 "total: 761.241931 us (761241931 ps)"
 # the L2: the experts' GEMMs carry 6442450944 B at 9278.757 GB/s = 694.322628 us, just above the
 # TMA peer ingress: each rank receives 7 x 16 MiB in the dispatch and again in the combine,
 # 234881024 B at (0.949 x 0.8196 = 0.7778004) x 450 GB/s = 350.01018 GB/s = 671.068482 us.
-mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1482.381684 us (1482381684 ps)"
+mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1482.408792 us (1482408792 ps)"
   run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.moe_dispatch_combine.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"

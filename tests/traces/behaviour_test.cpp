@@ -77,15 +77,16 @@ TEST_CASE("preset h200: TMA fills NVLink from six SMs, ld/st needs about a dozen
   //   TMA:   x 0.949    = 350.0 GB/s;      ld/st: x 0.929125 = 342.7 GB/s.
   // Latency of a peer store: HBM 600 ns + route 2 x 250 ns = 1.1 us.
   // Per-CTA window caps: TMA 8 messages x 227 KiB (232448 B) / 1.1 us = 1690 GB/s, but one SM's
-  //   traffic beyond L2 moves sm.memory_rate = 100 GB/s and its stores, by either path,
-  //   ldst.store_rate = 63 GB/s, so TMA needs 350 / 63 = 5.6 -> 6 SMs;
+  //   memory pipe moves sm.memory_rate = 245.6 GB/s of loads and a stored byte, by either path,
+  //   takes sm.store_cost = 4 times a loaded one's share: 61.4 GB/s of stores, so TMA needs
+  //   350 / 61.4 = 5.7 -> 6 SMs;
   //   ld/st 512 threads x 16 B x 4 = 32 KiB in flight, each slot held for the route's round trip
-  //   (1 us): 32.8 GB/s (under ldst.store_rate, 63 GB/s), so ld/st needs 342.7 / 32.8 = 10.5 ->
+  //   (1 us): 32.8 GB/s (under the pipe's 61.4 GB/s), so ld/st needs 342.7 / 32.8 = 10.5 ->
   //   11 CTAs.
   // Fixed costs (1.1 us + 64 TMA issue cycles) are < 0.2 % of 256 MiB / 350 GB/s = 767 us.
   const double tma1 = push_rate_gbps("tma", 1);
-  CHECK(tma1 == Approx(63.0).epsilon(0.01));
-  CHECK(push_rate_gbps("tma", 5) == Approx(5 * 63.0).epsilon(0.01));
+  CHECK(tma1 == Approx(245.6 / 4).epsilon(0.01));
+  CHECK(push_rate_gbps("tma", 5) == Approx(5 * 245.6 / 4).epsilon(0.01));
   const double tma6 = push_rate_gbps("tma", 6);
   CHECK(tma6 > 0.99 * 350.0);
   CHECK(tma6 <= 350.0);

@@ -105,8 +105,7 @@ TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer ra
     models::HardwareSpec hw = toy_device();
     hw.tma.reduce_efficiency = reduce_efficiency;
     hw.l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
-    hw.ldst.store_rate = sim::Bandwidth::GBps(1000);  // the SM's store path does not bind
-    return hw;
+    return hw;  // the SM's memory pipe (the toy's 100000 GB/s) does not bind
   };
   auto store = [](const std::string& fields, int world, const models::HardwareSpec& d) {
     return stream_end(
@@ -305,7 +304,7 @@ TEST_CASE("TMA fills NVLink with one SM where ld/st needs seven") {
             via + threads + "}}]}\n",
         2);
     models::HardwareSpec hw = toy_device(8);
-    hw.ldst.store_rate = sim::Bandwidth::GBps(200);
+    hw.sm.memory_rate = sim::Bandwidth::GBps(800);  // stores: 800 / store_cost 4 = 200 GB/s
     const auto r = run_kernels(text, 2, hw);
     const double t = static_cast<double>(stream_end(r.result, 0, "s")) * 1e-12;
     return static_cast<double>(ctas) * 4194304.0 / t * 1e-9;  // GB/s including fixed costs
@@ -345,36 +344,50 @@ TEST_CASE("a bulk store to a peer holds its bytes until the peer acknowledges th
                  "message: 64KiB, outstanding: 1}}]}\n",
                  2);
   models::HardwareSpec hw = toy_device(8);
-  hw.ldst.store_rate = sim::Bandwidth::GBps(200);
+  hw.sm.memory_rate = sim::Bandwidth::GBps(800);  // stores: 800 / store_cost 4 = 200 GB/s
   const auto r = run_kernels(text, 2, hw);
   CHECK(stream_end(r.result, 0, "s") == 1'000'000 + 1'564'000 + 128'000'000);
 }
 
-TEST_CASE("one SM's loads and stores share its memory pipe, one thread issues TMA messages") {
+TEST_CASE("one SM's loads and stores share its memory pipe, a stored byte taking more of it") {
+  // The pipe moves sm_gbps of loads; a stored byte takes store_cost (4) loaded bytes' share, a
+  // store-added byte store_add_cost (5).
   auto run = [](const std::string& ops, double sm_gbps, std::int64_t interval_ns) {
     models::HardwareSpec hw = toy_device();
     hw.sm.memory_rate = sim::Bandwidth::GBps(static_cast<std::int64_t>(sm_gbps));
+    hw.sm.store_cost = 4;
+    hw.sm.store_add_cost = 5;
     hw.tma.message_interval = sim::Duration::ns(interval_ns);
-    hw.ldst.store_rate = sim::Bandwidth::GBps(1000);
+    hw.l2.reduction_bandwidth = sim::Bandwidth::GBps(1000);
     return stream_end(run_kernels(one_kernel("1", ops), 1, hw).result, 0, "s");
   };
-  // The same copy with ld/st (2048 threads x 16 B x 4 in flight: loads capped at 128 KiB / 500
-  // ns = 262 GB/s, stores at 1000 GB/s): the store starts 20 ns after the launch (posted:
-  // hbm.write_latency), the load 500 ns after; from the store's start the pipe moves 2 MB at 100
-  // GB/s without a pause: 1 us + 20 ns + 20 us.
+  // 1 MB loaded by ld/st (128 KiB in flight / 500 ns = 262 GB/s) through a 100 GB/s pipe: 10 us
+  // after the launch (1 us) and the HBM latency. Stored: 100 / 4 = 25 GB/s, 40 us after the
+  // posted store's 20 ns (hbm.write_latency), whatever it keeps in flight.
+  CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: ldst}}]}\n", 100, 0) ==
+        1'000'000 + 500'000 + 10'000'000);
+  CHECK(run("      - {name: st, ops: [{store: {bytes: 1000000, via: ldst}}]}\n", 100, 0) ==
+        1'000'000 + 20'000 + 40'000'000);
+  // The same copy by ld/st: the store starts 20 ns after the launch, the load 500 ns after; the
+  // pipe is full from the store's start (alone it takes 4 x 25 GB/s; together 20 GB/s each, 4 x 20
+  // + 20) until it has moved 1e6 x 4 + 1e6 x 1 load-bytes: 50 us, so 1 us + 20 ns + 50 us.
   CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: ldst}}]}\n"
             "      - {name: st, ops: [{store: {bytes: 1000000, via: ldst}}]}\n",
-            100, 0) == 1'000'000 + 20'000 + 20'000'000);
-  // L2 hits stay inside: 1 MB from a 1 MiB working set (all hits) at the L2's 100 GB/s, after
-  // its 100 ns, though the pipe is 10 GB/s.
+            100, 0) == 1'000'000 + 20'000 + 50'000'000);
+  // L2 hits cross it too: 1 MB from a 1 MiB working set (all hits; the L2 moves 100 GB/s) through
+  // a 50 GB/s pipe: 20 us after the launch and the 100 ns hit latency.
   CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: ldst, working_set: 1MiB}}]}\n",
-            10, 0) == 1'000'000 + 100'000 + 10'000'000);
-  // A local copy of 1 MB: a load role and a store role, each window-capped far above 50 GB/s
-  // (8 x 227 KiB / 500 ns), on a 100 GB/s unit: 50 GB/s each, 20 us after 1 us + 564 ns
-  // (launch, HBM latency, 64 TMA issue cycles).
+            50, 0) == 1'000'000 + 100'000 + 20'000'000);
+  // A local copy of 1 MB by TMA, a load role and a store role starting together (windows far
+  // above the pipe, 8 x 227 KiB / 500 ns): x + 4 x = 100 GB/s, 20 GB/s each, 50 us after 1 us +
+  // 564 ns (launch, HBM latency, 64 TMA issue cycles).
   CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: tma}}]}\n"
             "      - {name: st, ops: [{store: {bytes: 1000000, via: tma}}]}\n",
-            100, 0) == 1'000'000 + 564'000 + 20'000'000);
+            100, 0) == 1'000'000 + 564'000 + 50'000'000);
+  // A bulk store-add of 1 MB: 100 / 5 = 20 GB/s (the L2 reduction, 1000 GB/s, and the HBM's
+  // read and write, 2 MB at 1000 GB/s, do not bind): 50 us.
+  CHECK(run("      - {name: st, ops: [{store: {bytes: 1000000, via: tma, add: true}}]}\n", 100,
+            0) == 1'000'000 + 564'000 + 50'000'000);
   // 1000-byte messages, one per 100 ns from the issuing thread: 10 GB/s: 1 MB in 100 us.
   CHECK(run("      - {name: ld, ops: [{load: {bytes: 1000000, via: tma, message: 1000}}]}\n", 1000,
             100) == 1'000'000 + 564'000 + 100'000'000);
@@ -382,12 +395,13 @@ TEST_CASE("one SM's loads and stores share its memory pipe, one thread issues TM
 
 TEST_CASE("a communication role takes its share of the SM's math pipe while it moves data") {
   // One CTA: a math role (20e6 flops at the toy's 1e12 flops/s: 20 us alone) and a role storing
-  // 1e6 B locally by ld/st (the toy's ldst.store_rate, 60 GB/s: 16.666667 us after the 20 ns
-  // posted-store latency), both from 1 us. An ld/st warp takes 20 % of the tensor pipe while
+  // 1e6 B locally by ld/st (a 240 GB/s memory pipe / store_cost 4: 60 GB/s, 16.666667 us after the
+  // 20 ns posted-store latency), both from 1 us. An ld/st warp takes 20 % of the tensor pipe while
   // its op runs: from 1 us to 17.686667 us the math gets 0.8e12 flops/s (13.349333e6 flops),
   // then all of it for the other 6.650667e6 flops: the kernel ends at 24.337334 us (21 us with
   // no share).
   models::HardwareSpec hw = toy_device();
+  hw.sm.memory_rate = sim::Bandwidth::GBps(240);
   hw.ldst.warp_share_tensor = 0.2;
   const std::string roles =
       "      - {name: math, ops: [{mma: {m: 1000, n: 1000, k: 10}}]}\n"

@@ -25,13 +25,15 @@
 //     of a load, so a loop that uses one before issuing the rest waits more than once
 //     (scripts/sass_loads.py counts it in a kernel's SASS: mlp.csv's 16 B x 8 loop 3, hbm_l2's
 //     read loop 2).
-// A store by either path is also capped at ldst.store_rate, one SM's posted-store rate whatever
-// it keeps in flight (ld/st stores 63.0-63.2 GB/s, validate/data/h200-single/mlp.csv; TMA bulk
-// stores from shared memory 63.0 GB/s, peer_tma_reduce.csv's local smem rows on 1-8 SMs).
-// Either way, what misses L2 (HBM or a peer) also crosses the SM's memory pipe
-// (sm.memory_rate, shared by all its loads and stores, TMA and ld/st: validate/data/h200-single
-// shows one SM copying at 97-101 GB/s in all, read + write, by either path, while reads alone
-// reach more and L2 hits 245 GB/s).
+// Everything an SM moves beyond itself (L2 hits, HBM, a peer; TMA and ld/st) crosses its memory
+// pipe (models::Gpu::memory_pipe), sm.memory_rate bytes of loads per second; a stored byte takes
+// sm.store_cost times a loaded byte's share of it and a store-added byte sm.store_add_cost times
+// (the pipe is listed that many times on the flow's path). So one SM loads at memory_rate (245.6
+// GB/s from L2, validate/data/h200-single/mlp.csv), stores at memory_rate / store_cost whatever
+// it keeps in flight (ld/st and TMA stores 63.0 GB/s), copies at memory_rate / (1 + store_cost)
+// each way (50.1-50.5 GB/s by TMA, peer_tma.csv, and ld/st) and store-adds from shared memory
+// at memory_rate / store_add_cost (50.5 GB/s, peer_tma_reduce.csv): one datapath, four store
+// bytes per cycle for every sixteen load bytes (docs/MODELS.md, the SM).
 // store with add (TMA store-add, cp.reduce.async.bulk .add): as a TMA store, plus the
 // destination's L2 reduction resource (l2.reduction_bandwidth: the read-modify-write) and the
 // destination's HBM a second time (the read of the read-modify-write); a peer store-add crosses
@@ -45,7 +47,7 @@
 // While the op runs, its warp takes ldst.warp_share_* or tma.warp_share_* of the SM's math pipes
 // (models::Gpu::add_comm_warp; intra-SM overlap is not free).
 // Ignores: L2 hits other than a load's declared working set (stores go to HBM), L2 bandwidth
-// used by misses.
+// used by misses, the SM clock's effect on the pipe's rate.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -136,22 +138,22 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
           mul(*op.rounds, held.picoseconds(), op.rounds->eval_positive(r.env, "rounds")));
     cap = window_rate(ldst_window(r, op), held);
   }
-  if (!is_load) cap = std::min(cap, spec.ldst.store_rate);
   if (op.own_warp)
     hold_comm_warp(x, r,
                    op.via == Via::tma ? models::Gpu::CommWarp::tma : models::Gpu::CommWarp::ldst);
   const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
   const Bytes misses = moved - hits;
+  // The SM's memory pipe, once per unit of its share a byte takes (see the top of this file).
+  const int pipe_units = is_load ? 1 : add ? spec.sm.store_add_cost : spec.sm.store_cost;
+  const sim::ResourceId pipe = x.gpu(rank).memory_pipe(r.cta->sm);
+  for (int k = 0; k < pipe_units; ++k) route.push_back(pipe);
   begin_phases(r);
   add_phase(r, fixed);
   if (hits.count() > 0) {
     add_flow(r, owner.l2(), route, hits, cap);
     if (misses.count() > 0) add_phase(r, Duration::zero());
   }
-  if (misses.count() > 0 || hits.count() == 0) {
-    route.push_back(x.gpu(rank).memory_pipe(r.cta->sm));
-    add_flow(r, owner.hbm(), route, misses, cap);
-  }
+  if (misses.count() > 0 || hits.count() == 0) add_flow(r, owner.hbm(), route, misses, cap);
   run_phases(x, r);
   return false;
 }

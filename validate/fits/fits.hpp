@@ -22,6 +22,7 @@ void hbm(Calibrator& c);
 void l2(Calibrator& c);
 void l2_latency(Calibrator& c);
 void tma_store_add(Calibrator& c);
+void sm_pipe(Calibrator& c);
 
 // compute.cpp: launches and the tensor pipes.
 void launch(Calibrator& c);

@@ -17,8 +17,6 @@ constexpr double kTmaMessageBytes = 32768;  // peer_sm.cu: 32 KiB bulk copies
 constexpr double kGiB = 1073741824.0;
 // The per-SM rate is fitted where it is linear in SMs, the saturated rate where it is flat.
 constexpr double kLinearUpToSms = 4;
-// Local TMA copies stay linear in SMs further: HBM binds only far above 16 x 100 GB/s.
-constexpr double kLocalLinearUpToSms = 16;
 constexpr double kSaturatedFromSms = 16;
 // The single-GPU synchronisation measurements, beside the two-GPU data.
 constexpr const char* kFenceCsv = "../h200-single/fence.csv";
@@ -275,9 +273,8 @@ void peer_ldst(Calibrator& c) { fit_peer_efficiency(c, "peer_ldst.csv", "ldst");
 // TMA: the saturated rate; the messages a bulk store keeps in flight, from puts on 1 - 4 SMs
 // (r x L in the measuring kernel's 32 KiB messages, L = the route's round trip, 2 x
 // nvlink.latency: the kernel model holds a store's bytes until the peer acknowledges them; its
-// loads run 5 ahead, declared in validate/cases/peer_tma.yaml); and
-// one SM's bulk-copy rate, loads and stores together, from local copies on 1 - 16 SMs (each byte
-// read and written: 2 r).
+// loads run 5 ahead, declared in validate/cases/peer_tma.yaml). (Its local copies are
+// predicted, from the SM's memory pipe: fits::sm_pipe.)
 void peer_tma(Calibrator& c) {
   fit_peer_efficiency(c, "peer_tma.csv", "tma");
   const MeasurementTable& t = c.table("peer_tma.csv");
@@ -293,13 +290,6 @@ void peer_tma(Calibrator& c) {
                       "size), rounded",
                       lines(t, put.rows), kLinearUpToSms, put.rate * 1e-9, put.fit.r2,
                       round_trip * 1e9, msgs));
-  const PerSm local = per_sm_rate(c, t, "local", kLocalLinearUpToSms);
-  const double memory_rate = 2 * local.rate;
-  c.write("sm.memory_rate", bw_value(memory_rate), memory_rate,
-          fmt::format("fit: peer_tma.csv lines {} (1 GiB local copy, 1-{:.0f} SMs), least squares "
-                      "gbps = r x sms, r = {:.3f} GB/s per SM, R^2={:.6f}; memory_rate = 2 r (each "
-                      "byte read and written by the SM)",
-                      lines(t, local.rows), kLocalLinearUpToSms, local.rate * 1e-9, local.fit.r2));
   // The kernel model sizes a TMA op's messages as min(bytes, max_message); the count above is of
   // the measuring kernel's 32 KiB messages, so the message must be that size too.
   c.write("tma.max_message", fmt::format("{}B", static_cast<long long>(kTmaMessageBytes)),

@@ -1,4 +1,6 @@
 // Fits of the memory side: HBM, the L2, and TMA store-adds (the L2's read-modify-write).
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -25,6 +27,20 @@ constexpr double kMiB = 1048576;
 constexpr double kL2WorkingSetUpTo = 32 * kMiB;
 // The single-GPU memory-level-parallelism family, beside the two-GPU data.
 constexpr const char* kMlpCsv = "../h200-single/mlp.csv";
+// The L2 read that measures the SM's memory pipe must move less than this share of what its
+// window over the hit latency allows (else the latency, not the pipe, set its rate).
+constexpr double kPipeBoundBelow = 0.8;
+
+// The per-SM rate r (B/s) of `op` rows on 1 - kHbmLinearUpToSms SMs, where it is linear.
+std::pair<Rows, FitResult> hbm_per_sm_rate(Calibrator& c, const MeasurementTable& hbm,
+                                           const char* op) {
+  const std::size_t sms = c.column(hbm, "sms", Unit::none);
+  const Rows few = select(c, hbm, {{"op", op}},
+                          [&](std::size_t r) { return hbm.number(r, sms) <= kHbmLinearUpToSms; });
+  FitResult fit = fit_line(hbm, few, sms, c.column(hbm, "gbps_median", Unit::gbps),
+                           LineFit::through_origin, "gbps = r x sms");
+  return {few, std::move(fit)};
+}
 
 }  // namespace
 
@@ -32,20 +48,11 @@ constexpr const char* kMlpCsv = "../h200-single/mlp.csv";
 // few SMs implies: bytes in flight per SM / r.
 void hbm(Calibrator& c) {
   const MeasurementTable& hbm = c.table("hbm.csv");
-  const std::size_t sms = c.column(hbm, "sms", Unit::none);
   const std::size_t gbps = c.column(hbm, "gbps_median", Unit::gbps);
   const std::size_t threads = c.column(hbm, "threads_per_cta", Unit::none);
-  // Loads: Little's law on the measuring kernel's bytes in flight gives the read latency.
-  // Stores are posted: one SM writes at a rate of its own whatever it keeps in flight
-  // (validate/data/h200-single/mlp.csv: 63.0-63.2 GB/s from 2 KiB to 64 KiB in flight), so the
-  // write rows give that rate, not a latency.
-  auto per_sm_rate = [&](const char* op) {
-    const Rows few = select(c, hbm, {{"op", op}},
-                            [&](std::size_t r) { return hbm.number(r, sms) <= kHbmLinearUpToSms; });
-    const FitResult hf = fit_line(hbm, few, sms, gbps, LineFit::through_origin, "gbps = r x sms");
-    return std::pair{few, hf};
-  };
-  const auto [read_few, hf] = per_sm_rate("read");
+  // Loads: Little's law on the measuring kernel's bytes in flight gives the read latency. (Stores
+  // are posted: the write rows give the SM's store rate, not a latency: sm_pipe below.)
+  const auto [read_few, hf] = hbm_per_sm_rate(c, hbm, "read");
   const double per_sm = hf.coefficients[0] * 1e9;
   const double cta_threads = hbm.number(read_few.front(), threads);
   const double per_loop = cta_threads * kHbmLoadsPerThread * kHbmLoadBytes;
@@ -58,12 +65,6 @@ void hbm(Calibrator& c) {
                   "waits {:.0f} latencies: scripts/sass_loads.py)",
                   lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, per_loop,
                   cta_threads, kHbmLoadsPerThread, kHbmLoadBytes, kHbmLoadRounds, kHbmLoadRounds));
-  const auto [write_few, wf] = per_sm_rate("write");
-  const double store_rate = wf.coefficients[0] * 1e9;
-  c.write("ldst.store_rate", bw_value(store_rate), store_rate,
-          fmt::format("fit: hbm.csv lines {} (write, 1-{:.0f} SMs), least squares gbps = r x sms, "
-                      "R^2={:.6f}; r is one SM's posted-store rate",
-                      lines(hbm, write_few), kHbmLinearUpToSms, wf.r2));
   const int count = c.base().sm.count;
   for (const auto& [op, parameter] :
        {std::pair{"read", "hbm.bandwidth"}, std::pair{"write", "hbm.write_bandwidth"}}) {
@@ -150,6 +151,66 @@ void tma_store_add(Calibrator& c) {
                       "SMs, bf16 and f32), least squares of the rate l (a constant), rows "
                       "{:.0f}-{:.0f} GB/s",
                       lines(red, local), count, lf.min, lf.max));
+}
+
+// One SM's memory pipe (traces/kernel/op_load_store.cpp): its rate is what one CTA loads from
+// L2 with the most in flight (mlp.csv's l2_read rows; the row must be well under its window over
+// the hit latency, or it would measure the latency); a stored byte's share is that over one SM's
+// store rate (hbm.csv's writes on 1 - 16 SMs), a store-added byte's that over one SM's bulk
+// store-add rate from shared memory (peer_tma_reduce.csv's local rows on 1 - 16 SMs), each to
+// the nearest whole share (the model lists the pipe once per share on a flow's path).
+void sm_pipe(Calibrator& c) {
+  const MeasurementTable& t = c.table(kMlpCsv);
+  const std::size_t ctas = c.column(t, "ctas", Unit::none);
+  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
+  const std::size_t per_cta = c.column(t, "gbps_per_cta_median", Unit::gbps);
+  const Rows one =
+      select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) { return t.number(r, ctas) == 1; });
+  const std::size_t most = *std::max_element(one.begin(), one.end(), [&](auto a, auto b) {
+    return t.number(a, window) < t.number(b, window);
+  });
+  const double rate = t.number(most, per_cta) * 1e9;
+  const double hit_latency = c.fitted("l2.hit_latency").value;
+  const double latency_bound = t.number(most, window) / hit_latency;
+  if (rate > kPipeBoundBelow * latency_bound)
+    out_of_range(t, fmt::format("the l2_read row with the most in flight ({:.0f} B) moves {:.1f} "
+                                "GB/s, near its window over the hit latency ({:.1f} GB/s): it "
+                                "measures the latency, not the SM's memory pipe",
+                                t.number(most, window), rate * 1e-9, latency_bound * 1e-9));
+  c.write("sm.memory_rate", bw_value(rate), rate,
+          fmt::format("measured: {} line {} (l2_read, one CTA, {:.0f} B in flight, whose window "
+                      "over l2.hit_latency would allow {:.1f} GB/s)",
+                      kMlpCsv, t.line_of(most), t.number(most, window), latency_bound * 1e-9));
+
+  auto share = [&](std::string_view parameter, double unit_rate, const std::string& what) {
+    const double ratio = rate / unit_rate;
+    const long whole = std::lround(ratio);
+    if (whole < 1) out_of_range(t, fmt::format("{}: ratio {} below one share", parameter, ratio));
+    c.write(parameter, fmt::format("{}", whole), static_cast<double>(whole),
+            fmt::format("fit: memory_rate / {} = {:.1f} / {:.3f} GB/s = {:.3f}, to the nearest "
+                        "whole share",
+                        what, rate * 1e-9, unit_rate * 1e-9, ratio));
+  };
+  const MeasurementTable& hbm = c.table("hbm.csv");
+  const auto [writes, wf] = hbm_per_sm_rate(c, hbm, "write");
+  share("sm.store_cost", wf.coefficients[0] * 1e9,
+        fmt::format("one SM's store rate (hbm.csv lines {}, write on 1-{:.0f} SMs, least squares "
+                    "gbps = r x sms, R^2={:.6f})",
+                    lines(hbm, writes), kHbmLinearUpToSms, wf.r2));
+  const MeasurementTable& red = c.table("peer_tma_reduce.csv");
+  const std::size_t sms = c.column(red, "sms", Unit::none);
+  const std::size_t op = c.column(red, "op", Unit::none);
+  const Rows adds =
+      select(c, red, {{"direction", "local"}, {"source", "smem"}}, [&](std::size_t r) {
+        return red.text(r, op) != "store" && red.number(r, sms) <= kHbmLinearUpToSms;
+      });
+  const FitResult af = fit_line(red, adds, sms, c.column(red, "gbps_median", Unit::gbps),
+                                LineFit::through_origin, "gbps = r x sms");
+  share("sm.store_add_cost", af.coefficients[0] * 1e9,
+        fmt::format("one SM's bulk store-add rate from shared memory (peer_tma_reduce.csv lines "
+                    "{}, local, bf16 and f32, 1-{:.0f} SMs, least squares gbps = r x sms, "
+                    "R^2={:.6f})",
+                    lines(red, adds), kHbmLinearUpToSms, af.r2));
 }
 
 }  // namespace mgsim::validate::fits
