@@ -45,7 +45,7 @@ nvidia-smi >"$RES/system/nvidia-smi.txt" 2>&1
 nvidia-smi topo -m >"$RES/system/topo.txt" 2>&1
 nvidia-smi nvlink -s >"$RES/system/nvlink_status.txt" 2>&1
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_start.txt" 2>&1
-nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit \
+nvidia-smi --query-gpu=index,name,uuid,serial,pci.bus_id,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit \
   --format=csv >"$RES/system/gpus.txt" 2>&1
 { nvcc --version; cmake --version | head -1; uname -r; nproc; } >"$RES/system/toolchain.txt" 2>&1
 cat "$RES/system/topo.txt" "$RES/system/gpus.txt" "$RES/system/nvlink_status.txt"
