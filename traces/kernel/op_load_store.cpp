@@ -32,8 +32,8 @@
 // GB/s from L2, validate/data/h200-single/mlp.csv), stores at memory_rate / store_cost whatever
 // it keeps in flight (ld/st and TMA stores 63.0 GB/s), copies at memory_rate / (1 + store_cost)
 // each way (50.1-50.5 GB/s by TMA, peer_tma.csv, and ld/st) and store-adds from shared memory
-// at memory_rate / store_add_cost (50.5 GB/s, peer_tma_reduce.csv): one datapath, four store
-// bytes per cycle for every sixteen load bytes (docs/MODELS.md, the SM).
+// at memory_rate / store_add_cost (50.5 GB/s, peer_tma_reduce.csv): one datapath, on which a
+// stored byte takes four loaded bytes' time (docs/MODELS.md, the SM).
 // store with add (TMA store-add, cp.reduce.async.bulk .add): as a TMA store, plus the
 // destination's L2 reduction resource (l2.reduction_bandwidth: the read-modify-write) and the
 // destination's HBM a second time (the read of the read-modify-write); a peer store-add crosses

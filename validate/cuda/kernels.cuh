@@ -42,6 +42,17 @@ __device__ inline unsigned long long globaltimer_ns() {
   return t;
 }
 
+// A fence by scope, as the fence-timing loops issue it (sync_prims.cu, sm_groups.cu): 0 none,
+// 1 __threadfence_block (cta), 2 __threadfence (gpu), 3 __threadfence_system (system).
+__device__ inline void fence_by_scope(int scope) {
+  if (scope == 1)
+    __threadfence_block();
+  else if (scope == 2)
+    __threadfence();
+  else if (scope == 3)
+    __threadfence_system();
+}
+
 // A kernel's span over all its CTAs, for kernels that take an optional `span` array (null: not
 // recorded): [0] the earliest CTA start (atomicMin; set it to ~0 first), [1] the latest CTA end
 // (atomicMax; set it to 0 first), in globaltimer_ns of the kernel's GPU. One thread per CTA calls.

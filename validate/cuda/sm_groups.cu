@@ -87,10 +87,7 @@ __global__ void __launch_bounds__(1024)
     volatile unsigned* mine = slots + slot_offset + size_t(s) * blockDim.x + threadIdx.x;
     for (int i = 1; i <= iters; ++i) {
       *mine = unsigned(i);
-      if (test == kFenceGpu)
-        __threadfence();
-      else if (test == kFenceSystem)
-        __threadfence_system();
+      fence_by_scope(test == kFenceGpu ? 2 : test == kFenceSystem ? 3 : 0);
     }
   }
   __syncthreads();

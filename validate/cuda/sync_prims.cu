@@ -52,7 +52,7 @@ __device__ inline unsigned smid() {
 
 // ---------------------------------------------------------------------------------------------
 // Fences.
-enum Fence : int { kNone = 0, kBlock = 1, kGpu = 2, kSystem = 3 };
+enum Fence : int { kNone = 0, kBlock = 1, kGpu = 2, kSystem = 3 };  // kernels.cuh fence_by_scope
 const char* fence_name(int f) {
   return f == kNone    ? "store_only"
          : f == kBlock ? "threadfence_block"
@@ -69,12 +69,7 @@ __global__ void fence_kernel(unsigned* slots, int iters, int fence, int barrier,
   if (threadIdx.x == 0) stamp_start(span);
   for (int i = 1; i <= iters; ++i) {
     *mine = unsigned(i);
-    if (fence == kBlock)
-      __threadfence_block();
-    else if (fence == kGpu)
-      __threadfence();
-    else if (fence == kSystem)
-      __threadfence_system();
+    fence_by_scope(fence);
     if (barrier) __syncthreads();
   }
   __syncthreads();
@@ -94,10 +89,7 @@ __global__ void fence_mix_kernel(unsigned* slots, int iters, int fence, int fenc
     if (threadIdx.x == 0) stamp_start(span);
     for (int i = 1; i <= iters; ++i) {
       *mine = unsigned(i);
-      if (fence == kGpu)
-        __threadfence();
-      else if (fence == kSystem)
-        __threadfence_system();
+      fence_by_scope(fence);
       __syncthreads();
     }
     if (threadIdx.x == 0) {

@@ -42,6 +42,21 @@ std::pair<Rows, FitResult> hbm_per_sm_rate(Calibrator& c, const MeasurementTable
   return {few, std::move(fit)};
 }
 
+// mlp.csv's l2_read rows on one CTA (an L2-resident working set re-read), with the columns of
+// their bytes in flight and rate.
+struct OneCtaL2Reads {
+  const MeasurementTable& t;
+  std::size_t window, gbps;
+  Rows rows;
+};
+OneCtaL2Reads one_cta_l2_reads(Calibrator& c) {
+  const MeasurementTable& t = c.table(kMlpCsv);
+  const std::size_t ctas = c.column(t, "ctas", Unit::none);
+  return {t, c.column(t, "bytes_in_flight_per_cta", Unit::bytes),
+          c.column(t, "gbps_per_cta_median", Unit::gbps),
+          select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) { return t.number(r, ctas) == 1; })};
+}
+
 }  // namespace
 
 // Full-chip read and write rates (the rows on all SMs), and the latency the per-SM read rate on
@@ -100,12 +115,10 @@ void l2(Calibrator& c) {
 // (mlp.csv's l2_read rows, 4 KiB per CTA, loops that wait once per iteration:
 // scripts/sass_loads.py), where the rate is bytes in flight / latency.
 void l2_latency(Calibrator& c) {
-  const MeasurementTable& t = c.table(kMlpCsv);
-  const std::size_t ctas = c.column(t, "ctas", Unit::none);
-  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
-  const std::size_t gbps = c.column(t, "gbps_per_cta_median", Unit::gbps);
-  const Rows one =
-      select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) { return t.number(r, ctas) == 1; });
+  const OneCtaL2Reads reads = one_cta_l2_reads(c);  // not bound: clang 14 lambdas cannot capture
+  const MeasurementTable& t = reads.t;
+  const std::size_t window = reads.window, gbps = reads.gbps;
+  const Rows& one = reads.rows;
   double least = 0;
   for (const std::size_t r : one)
     if (least == 0 || t.number(r, window) < least) least = t.number(r, window);
@@ -160,12 +173,10 @@ void tma_store_add(Calibrator& c) {
 // store-add rate from shared memory (peer_tma_reduce.csv's local rows on 1 - 16 SMs), each to
 // the nearest whole share (the model lists the pipe once per share on a flow's path).
 void sm_pipe(Calibrator& c) {
-  const MeasurementTable& t = c.table(kMlpCsv);
-  const std::size_t ctas = c.column(t, "ctas", Unit::none);
-  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
-  const std::size_t per_cta = c.column(t, "gbps_per_cta_median", Unit::gbps);
-  const Rows one =
-      select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) { return t.number(r, ctas) == 1; });
+  const OneCtaL2Reads reads = one_cta_l2_reads(c);  // not bound: clang 14 lambdas cannot capture
+  const MeasurementTable& t = reads.t;
+  const std::size_t window = reads.window, per_cta = reads.gbps;
+  const Rows& one = reads.rows;
   const std::size_t most = *std::max_element(one.begin(), one.end(), [&](auto a, auto b) {
     return t.number(a, window) < t.number(b, window);
   });
