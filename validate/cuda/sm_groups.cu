@@ -12,10 +12,13 @@
 //   test=l2_read: every thread keeps 4 16-byte ld.global.cg loads in flight (mlp.csv's l2_read
 //     shape) over one 8 MiB working set, `passes` times, each SM starting at its own offset
 //     (smid / the SM count of the set) so SMs do not walk the L2 in step; value = GB/s of that SM.
+//   test=l2_chase: one thread's dependent ld.global.cg loads around 8 lines (1 KiB) of one window
+//     of addresses, `iters` times; value = ns per load (an L2 hit's latency at that address).
 //   test=fence_gpu, fence_system: one warp stores and fences (__threadfence /
 //     __threadfence_system) in a loop of `iters`; value = ns per iteration of that SM
 //     (store_only: the same loop without the fence).
-// Sets: offset_sm0, offset_sm2 (SM 0 or 2 alone, its fence loop's slot moved by `param` bytes:
+// Sets: chase_sm0, chase_sm2 (SM 0 or 2 alone, the window `param` bytes into the buffer),
+// offset_sm0, offset_sm2 (SM 0 or 2 alone, its fence loop's slot moved by `param` bytes:
 //   whether the cost follows the SM or the address of the store the fence waits for), alone (SM
 //   `param`, every SM in turn), pair (SM 0 and SM `param`), block (SMs param ..
 //   param+7), first (SMs 0 .. param-1), stride (SMs 0, param, 2 param, ...), placement (a plain
@@ -41,13 +44,18 @@ constexpr int kReps = 3;
 constexpr size_t kSlotSpan = 64 * 1024;
 constexpr size_t kSlotStep = 128;
 
-enum Test : int { kL2Read = 0, kStoreOnly = 1, kFenceGpu = 2, kFenceSystem = 3 };
+enum Test : int { kL2Read = 0, kStoreOnly = 1, kFenceGpu = 2, kFenceSystem = 3, kL2Chase = 4 };
 const char* test_name(int t) {
-  return t == kL2Read      ? "l2_read"
-         : t == kStoreOnly ? "store_only"
-         : t == kFenceGpu  ? "fence_gpu"
-                           : "fence_system";
+  return t == kL2Read        ? "l2_read"
+         : t == kStoreOnly   ? "store_only"
+         : t == kFenceGpu    ? "fence_gpu"
+         : t == kFenceSystem ? "fence_system"
+                             : "l2_chase";
 }
+// l2_chase: one thread's dependent L2 loads around a window of this many 4-byte words, one word
+// per 128-byte line (8 lines: 1 KiB).
+constexpr size_t kChaseWindowWords = 256;
+constexpr size_t kChaseStepWords = 32;
 
 __device__ inline unsigned smid() {
   unsigned s;
@@ -83,6 +91,12 @@ __global__ void __launch_bounds__(1024)
         for (int u = 0; u < kUnroll; ++u) acc += x[u].x + x[u].y + x[u].z + x[u].w;
       }
     sums[size_t(s) * blockDim.x + threadIdx.x] = acc;
+  } else if (test == kL2Chase) {
+    if (threadIdx.x == 0) {
+      unsigned idx = unsigned(slot_offset);
+      for (int i = 0; i < iters; ++i) idx = __ldcg(slots + idx);
+      sums[size_t(s) * blockDim.x] = idx;
+    }
   } else {
     volatile unsigned* mine = slots + slot_offset + size_t(s) * blockDim.x + threadIdx.x;
     for (int i = 1; i <= iters; ++i) {
@@ -120,7 +134,8 @@ void measure(Ctx& x, int test, const char* set, int param, std::vector<int> sms,
   int ok = 1;
   for (int r = 0; r < kReps + 1; ++r) {
     CUDA_CHECK(cudaMemset(x.t, 0, size_t(2) * x.num_sms * sizeof(unsigned long long)));
-    CUDA_CHECK(cudaMemset(x.slots, 0, size_t(x.num_sms) * 32 * sizeof(unsigned) + kSlotSpan));
+    if (test != kL2Chase)
+      CUDA_CHECK(cudaMemset(x.slots, 0, size_t(x.num_sms) * 32 * sizeof(unsigned) + kSlotSpan));
     group_kernel<<<ctas, threads, kExclusiveSmem>>>(
         test, x.ws, n, kPasses, kFenceIters, x.num_sms, slot_offset / sizeof(unsigned),
         plain > 0 ? nullptr : x.active, x.t, x.sums, x.slots, plain > 0 ? x.placed : nullptr);
@@ -150,6 +165,16 @@ void measure(Ctx& x, int test, const char* set, int param, std::vector<int> sms,
       const unsigned want = unsigned(kPasses) * unsigned(n / (kL2Threads * kUnroll)) * kUnroll * 4;
       for (int s : sms)
         for (int i = 0; i < kL2Threads; ++i) ok &= sums[size_t(s) * kL2Threads + i] == want;
+    } else if (test == kL2Chase) {
+      // iters x 32 words around a window of 256 comes back to the start.
+      std::vector<unsigned> sums(size_t(x.num_sms) * 32);
+      CUDA_CHECK(
+          cudaMemcpy(sums.data(), x.sums, sums.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      const size_t start = slot_offset / sizeof(unsigned);
+      const size_t end =
+          start - start % kChaseWindowWords +
+          (start % kChaseWindowWords + size_t(kFenceIters) * kChaseStepWords) % kChaseWindowWords;
+      for (int s : sms) ok &= sums[size_t(s) * 32] == unsigned(end);
     } else {
       std::vector<unsigned> got(size_t(x.num_sms) * 32);
       CUDA_CHECK(cudaMemcpy(got.data(), x.slots + slot_offset / sizeof(unsigned),
@@ -232,6 +257,18 @@ int main(int argc, char** argv) {
       measure(x, test, "first", k, first_k(std::min(k, num_sms)));
     for (int m : {2, 4, 8, 16, 33, 66}) measure(x, test, "stride", m, every(m, num_sms));
     for (int k : {1, 2, 4, 8, 12, 16, 24, 32, 66, num_sms}) measure(x, test, "placement", k, {}, k);
+  }
+  // Whether an L2 hit's latency follows the address as the fence does: SMs 0 and 2 alone, one
+  // thread chasing 8 lines of one 1 KiB window, windows over the same 64 KiB.
+  {
+    std::vector<unsigned> chase(kSlotSpan / sizeof(unsigned));
+    for (size_t w = 0; w < chase.size(); ++w)
+      chase[w] = unsigned(w - w % kChaseWindowWords +
+                          (w % kChaseWindowWords + kChaseStepWords) % kChaseWindowWords);
+    CUDA_CHECK(cudaMemcpy(x.slots, chase.data(), kSlotSpan, cudaMemcpyHostToDevice));
+    for (int s : {0, 2})
+      for (size_t off = 0; off < kSlotSpan; off += kChaseWindowWords * sizeof(unsigned))
+        measure(x, kL2Chase, s == 0 ? "chase_sm0" : "chase_sm2", int(off), {s}, 0, off);
   }
   // Whether a fence's cost follows its SM or the address of the store it waits for: SMs 0 and 2
   // alone, their slot moved in 128-byte steps.
