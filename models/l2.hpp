@@ -8,7 +8,10 @@
 // kernels (l2_contention.csv: a reader of an L2-resident set keeps its rate within 1 %).
 // reduction_bandwidth was measured into a 1 GiB (HBM-resident) destination, so it carries the
 // HBM read-modify-write; into an L2-resident buffer the H200 applied 2.7 TB/s (l2_contention.csv).
-// Ignores: the two-partition structure (the "far" half costs more latency), replacement policy,
+// The L2 is split into `partitions`, each attached to the SMs of its own GPCs: a load is served
+// near whatever its address (sm_groups.csv: an L2 hit of the far partition's addresses takes
+// 2 % longer), but a fence waits for the partition that owns the fenced address (models/sync.hpp).
+// Ignores: the far partition's extra load latency and bandwidth, replacement policy,
 // set conflicts, persistence controls, and write-back traffic to HBM beyond the bytes written.
 #pragma once
 
@@ -21,6 +24,7 @@ struct L2Spec {
   sim::Bandwidth bandwidth = sim::Bandwidth::GBps(10'000);           // aggregate hit bandwidth
   sim::Duration hit_latency = sim::Duration::ns(150);                // load-to-use on a hit
   sim::Bandwidth reduction_bandwidth = sim::Bandwidth::GBps(1'000);  // bulk reduce-adds applied
+  std::int64_t partitions = 2;  // each attached to the SMs of its GPCs
 
   // Fraction of a working set of `working_set` bytes that hits when re-read in full, under an
   // LRU-like policy with a sharp edge: 1 when it fits, capacity / working_set beyond (the part

@@ -181,6 +181,8 @@ const std::array kParameters = {
                                         "load-to-use latency of a hit"),
     param<&H::l2, &L2Spec::reduction_bandwidth>("l2", "reduction_bandwidth", "B/s", kRequired,
                                                 "bulk reduce-adds (TMA store-adds) applied"),
+    param<&H::l2, &L2Spec::partitions>("l2", "partitions", "count", kRequired,
+                                       "partitions, each attached to the SMs of its GPCs"),
     // hbm
     param<&H::hbm, &HbmSpec::capacity>("hbm", "capacity", "B", kRequired, "device memory"),
     param<&H::hbm, &HbmSpec::bandwidth>("hbm", "bandwidth", "B/s", kRequired,
@@ -287,6 +289,8 @@ const std::array kParameters = {
                                                    "an SM's fence.gpu throughput, per warp"),
     param<&H::sync, &SyncSpec::fence_system_per_warp>(
         "sync", "fence_system_per_warp", "s", kRequired, "an SM's fence.sys throughput, per warp"),
+    param<&H::sync, &SyncSpec::fence_far>("sync", "fence_far", "s", kRequired,
+                                          "extra: a gpu/sys fence's store in the far L2 partition"),
     // power (models/power.hpp): all defaulted; without `limit` the SMs stay at sm.clock
     param<&H::power, &PowerSpec::limit>("power", "limit", "W", kDefaulted,
                                         "board power cap the governor holds (none if absent)"),

@@ -12,7 +12,14 @@
 //     completes one warp's fence per `fence_<scope>_per_warp` at most, so w warps take
 //     max(fence_<scope>, w x per_warp) (at system scope 1-8 warps take one warp's time, 32 warps
 //     1.9 x). A release store is one thread's fence, then the store; an acquire load costs
-//     nothing more (the measured release/acquire pairs cost the release's fence alone).
+//     nothing more (the measured release/acquire pairs cost the release's fence alone);
+//   - a gpu- or system-scope fence waits for its SM's stores to reach the L2 partition that owns
+//     their address: `fence_far` longer when that is the partition far from the SM (sm_groups.csv:
+//     211 ns near, 289 ns far, every other 4 KiB of addresses, and half the SMs far from any one
+//     address). mgsim has no addresses, so it spreads a kernel's CTAs over the partitions as the
+//     hardware spreads them over its GPCs: CTA i sits by partition i mod l2.partitions and the data
+//     it fences lives in partition 0 (models/l2.hpp). One CTA fences near; a kernel fencing on two
+//     or more CTAs waits for a far one, as fence.csv's 32-132 CTA rows do.
 // Ignores: the polling loop's own traffic (a wait that starts after the write landed sees it at
 // once), L2 slice placement of flags, contention of atomics to different addresses, fences
 // waiting for outstanding stores (a fence costs the same whatever is in flight), where the fenced
@@ -40,11 +47,18 @@ struct SyncSpec {
   sim::Duration fence_cta_per_warp;  // the SM's fence throughput: one warp's fence per interval
   sim::Duration fence_gpu_per_warp;
   sim::Duration fence_system_per_warp;
+  sim::Duration fence_far = sim::Duration::ns(80);  // extra: a gpu/system fence's far partition
 
   // What a fence costs when `warps` warps of one SM run it together: one warp's time, or the SM's
   // throughput's `warps` x per_warp when that is longer.
   static sim::Duration fence(sim::Duration one, sim::Duration per_warp, std::int64_t warps) {
     return std::max(one, sim::Duration::ps(per_warp.picoseconds() * warps));
+  }
+
+  // Whether CTA `cta` of a kernel fences data in the L2 partition far from its SM, with
+  // `partitions` L2 partitions (the rule above). REQUIRES: cta >= 0, partitions >= 1.
+  static bool far_partition(std::int64_t cta, std::int64_t partitions) {
+    return cta % partitions != 0;
   }
 };
 

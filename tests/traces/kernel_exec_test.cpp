@@ -156,6 +156,7 @@ models::HardwareSpec sync_device() {
   hw.sync.atomic_interval = sim::Duration::ns(100);
   hw.sync.fence_gpu = sim::Duration::ns(200);
   hw.sync.fence_system = sim::Duration::ns(500);
+  hw.sync.fence_far = sim::Duration::ns(100);
   return hw;
 }
 
@@ -240,6 +241,37 @@ TEST_CASE("a fence costs by the warps that run it, a release store is one warp's
       1, hw);
   REQUIRE(r.result.blocked.empty());
   CHECK(stream_end(r.result, 0, "s") == 1'800'000);
+}
+
+TEST_CASE("a fence past the SM waits for the far L2 partition on every other CTA") {
+  // Two L2 partitions: CTA 0 fences data in its own partition, CTA 1 in the far one
+  // (fence_far 100 ns more). The kernel ends with its slowest CTA, after a 1 us launch.
+  const auto end = [](const std::string& ctas, const std::string& scope,
+                      const models::HardwareSpec& hw) {
+    return stream_end(
+        run_kernels(one_kernel(ctas, "      - {name: f, ops: [{fence: {scope: " + scope + "}}]}\n"),
+                    1, hw)
+            .result,
+        0, "s");
+  };
+  models::HardwareSpec hw = sync_device();
+  CHECK(end("1", "gpu", hw) == 1'200'000);     // near: 200 ns
+  CHECK(end("2", "gpu", hw) == 1'300'000);     // CTA 1 far: 200 + 100 ns
+  CHECK(end("2", "system", hw) == 1'600'000);  // 500 + 100 ns
+  CHECK(end("2", "cta", hw) == 1'005'000);     // a cta fence stays in its SM: 5 ns
+  // A release store fences first: CTA 1's at system scope waits 600 ns, then its flag lands at
+  // once and CTA 0, polling it, sees it 300 ns later: 1.9 us.
+  auto r = run_kernels(
+      one_kernel("2",
+                 "      - {name: tx, if: cta == 1, ops: [{signal: {flag: f, value: 1, order: "
+                 "release, scope: system}}]}\n"
+                 "      - {name: rx, if: cta == 0, ops: [{wait: {flag: f, value: 1}}]}\n"),
+      1, hw);
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 0, "s") == 1'900'000);
+  // With one partition every SM is near its data.
+  hw.l2.partitions = 1;
+  CHECK(end("2", "gpu", hw) == 1'200'000);
 }
 
 TEST_CASE("arrive and sync order two roles of a CTA") {

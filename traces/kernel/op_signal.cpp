@@ -68,20 +68,21 @@ void store(Runner& x, LaunchRun& launch, int writer, const FlagKey& key, std::in
   });
 }
 
-}  // namespace
-
-Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope, std::int64_t warps) {
+// What a fence of `scope` by `warps` warps of CTA `cta` costs its role (models/sync.hpp).
+Duration fence_cost(const models::HardwareSpec& spec, MemoryScope scope, std::int64_t warps,
+                    std::int64_t cta) {
   using S = models::SyncSpec;
-  switch (scope) {
-    case MemoryScope::cta:
-      return S::fence(sync.fence_cta, sync.fence_cta_per_warp, warps);
-    case MemoryScope::gpu:
-      return S::fence(sync.fence_gpu, sync.fence_gpu_per_warp, warps);
-    case MemoryScope::system:
-      break;
-  }
-  return S::fence(sync.fence_system, sync.fence_system_per_warp, warps);
+  const S& sync = spec.sync;
+  if (scope == MemoryScope::cta) return S::fence(sync.fence_cta, sync.fence_cta_per_warp, warps);
+  // Past the SM, the fence waits for the partition that owns the fenced data.
+  const Duration far =
+      S::far_partition(cta, spec.l2.partitions) ? sync.fence_far : Duration::zero();
+  if (scope == MemoryScope::gpu)
+    return S::fence(sync.fence_gpu, sync.fence_gpu_per_warp, warps) + far;
+  return S::fence(sync.fence_system, sync.fence_system_per_warp, warps) + far;
 }
+
+}  // namespace
 
 bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   const int rank = x.rank_of(r);
@@ -98,7 +99,7 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   }
   // The fence, then the store; the role goes on when the store is posted.
   const bool add = op.add, atomic = op.atomic;
-  x.engine.schedule_in(fence_cost(x.spec.sync, *op.release, 1),  // the one storing thread's
+  x.engine.schedule_in(fence_cost(x.spec, *op.release, 1, r.cta->index),  // one thread's
                        [&x, &r, &launch, rank, key, value, add, atomic, snapshot] {
                          store(x, launch, rank, key, value, add, atomic, snapshot);
                          resume_after(x, r, Duration::zero());
@@ -111,7 +112,7 @@ bool start_fence(Runner& x, RoleRun& r, const FenceOp& op) {
   const std::int64_t threads =
       op.threads ? op.threads->eval_positive(r.env, "fence threads") : r.cta->launch->threads;
   constexpr std::int64_t kWarp = 32;
-  resume_after(x, r, fence_cost(x.spec.sync, op.scope, (threads + kWarp - 1) / kWarp));
+  resume_after(x, r, fence_cost(x.spec, op.scope, (threads + kWarp - 1) / kWarp, r.cta->index));
   return false;
 }
 

@@ -36,8 +36,6 @@ std::int64_t ldst_window(const RoleRun& r, const TransferOp& op);
 // operands' shared-memory reads when op.operands says so (models::Gpu::mma_amount); op_mma.cpp.
 Bytes mma_amount(const models::Gpu& gpu, const RoleRun& r, const MmaShape& op, std::int64_t m,
                  std::int64_t n, std::int64_t k);
-// What a fence of `scope` costs its thread (models/sync.hpp).
-Duration fence_cost(const models::SyncSpec& sync, MemoryScope scope, std::int64_t warps);
 
 // A CTA's barrier in the data check.
 inline DataCheck::SyncKey barrier_key(const RoleRun& r, int barrier) {

@@ -20,6 +20,7 @@ constexpr double kLinearUpToSms = 4;
 constexpr double kSaturatedFromSms = 16;
 // The single-GPU synchronisation measurements, beside the two-GPU data.
 constexpr const char* kFenceCsv = "../h200-single/fence.csv";
+constexpr const char* kSmGroupsCsv = "../h200-single/sm_groups.csv";
 
 // NVLink per-link rate as nvidia-smi reports it (system/nvlink_status.txt): "Link 0: 26.562 GB/s".
 double nvlink_link_rate(const std::string& path, int& links) {
@@ -151,13 +152,57 @@ void flags(Calibrator& c) {
                       lines(flag, atomics)));
 }
 
+namespace {
+
+// sync.fence_far (see fences()).
+void far_partition(Calibrator& c) {
+  const MeasurementTable& t = c.table(kSmGroupsCsv);
+  const std::size_t set = c.column(t, "set", Unit::none);
+  const std::size_t probe = c.column(t, "probe", Unit::none);
+  const Rows rows = select(c, t, {{"test", "fence_gpu"}, {"unit", "ns_per_iter"}}, [&](auto r) {
+    return t.text(r, set) == "offset_sm0" || t.text(r, set) == "offset_sm2";
+  });
+  if (rows.empty()) out_of_range(t, "no fence_gpu offset_sm0 or offset_sm2 rows");
+  double lo = t.number(rows.front(), probe), hi = lo;
+  for (const std::size_t r : rows) {
+    lo = std::min(lo, t.number(r, probe));
+    hi = std::max(hi, t.number(r, probe));
+  }
+  const double mid = (lo + hi) / 2;
+  double near_sum = 0, far_sum = 0;
+  std::size_t far = 0;
+  for (const std::size_t r : rows) {
+    const double v = t.number(r, probe);
+    (v < mid ? near_sum : far_sum) += v;
+    far += v < mid ? 0 : 1;
+  }
+  const std::size_t near = rows.size() - far;
+  // Two partitions interleaved by address: each class holds about half the offsets.
+  if (4 * std::min(near, far) < rows.size())
+    out_of_range(t, fmt::format("fence_gpu offsets: {} near and {} far of {}, not two classes of "
+                                "about half each",
+                                near, far, rows.size()));
+  const double near_ns = near_sum / double(near), far_ns = far_sum / double(far);
+  const double extra = (far_ns - near_ns) * 1e-9;
+  c.write("sync.fence_far", ps_value(extra), extra,
+          fmt::format("fit: {} lines {} (fence_gpu, SM 0 and SM 2 alone, the fenced word at {} "
+                      "offsets: {} near at {:.1f} ns, {} far at {:.1f} ns, split at {:.1f} ns): "
+                      "far - near",
+                      kSmGroupsCsv, lines(t, rows), rows.size(), near, near_ns, far, far_ns, mid));
+}
+
+}  // namespace
+
 // The fence model of models/sync.hpp, by scope, from fence.csv's rows on one SM whose warps fence
 // together (one CTA of 32-1024 threads, each thread storing and fencing, then a barrier, in a
 // loop; fence_ns = the loop's time per iteration over the same loop without the fence), as a
 // kernel fences before it signals:
 //   fence_<scope> = the one-warp row (32 threads), or 0 if the fence made the loop no slower
 //     (at cta scope it makes it faster: the fence changes how the store and the barrier retire);
-//   fence_<scope>_per_warp = the 32-warp row / 32 (the SM's fence throughput, where it binds).
+//   fence_<scope>_per_warp = the 32-warp row / 32 (the SM's fence throughput, where it binds);
+//   fence_far = from sm_groups.csv's rows of SM 0 and SM 2 alone, each fencing its word at 512
+//     offsets over 64 KiB: the offsets fall in two classes (the store's L2 partition near or far
+//     from the SM), split at the midpoint of the fastest and the slowest; far mean - near mean.
 void fences(Calibrator& c) {
   const MeasurementTable& t = c.table(kFenceCsv);
   const std::size_t threads = c.column(t, "threads_per_cta", Unit::none);
@@ -187,6 +232,7 @@ void fences(Calibrator& c) {
                         "{:.3f} ns) / 32 warps",
                         kFenceCsv, t.line_of(all), scope, t.number(all, fence)));
   }
+  far_partition(c);
 }
 
 // Copy-engine copies from peer_ce.csv, the host's share first:
