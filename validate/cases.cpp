@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -189,6 +190,57 @@ Pairs with(Pairs params, const Pairs& set) {
   return params;
 }
 
+// The slot of `s`'s param `name`, if it declares one.
+std::optional<std::size_t> param_slot(const traces::Schedule& s, std::string_view name) {
+  for (std::size_t i = 0; i < s.params.size(); ++i)
+    if (s.params[i].name == name) return i;
+  return std::nullopt;
+}
+
+// What a family's predictions are divided by (`divide_by`): a count column, a number, or a param
+// of the schedule (the count it runs), evaluated in each row's run.
+struct Divisor {
+  std::optional<std::size_t> column;
+  double constant = 1;
+  std::string param;
+
+  static Divisor of(const Family& f, const MeasurementTable& table,
+                    const std::vector<traces::Schedule>& schedules) {
+    Divisor d;
+    if (f.divide_by.empty()) return d;
+    char* end = nullptr;
+    const double number = std::strtod(f.divide_by.c_str(), &end);
+    if (end != f.divide_by.c_str() && *end == '\0') {
+      if (!(number > 0))
+        throw sim::ConfigError(
+            f.at, fmt::format("divide_by {}: expected a positive number", f.divide_by));
+      d.constant = number;
+    } else if (table.has_column(f.divide_by)) {
+      d.column = table.column(f.divide_by, Unit::none);
+    } else {
+      for (const traces::Schedule& s : schedules)
+        if (!param_slot(s, f.divide_by))
+          throw sim::ConfigError(f.at, fmt::format("divide_by {}: expected a count column of {} "
+                                                   "or a param of every schedule of the family",
+                                                   f.divide_by, f.data));
+      d.param = f.divide_by;
+    }
+    return d;
+  }
+
+  double at(const MeasurementTable& table, std::size_t row, const traces::Schedule& schedule,
+            const Pairs& params, const sim::SourceLocation& where) const {
+    if (column) return table.number(row, *column);
+    if (param.empty()) return constant;
+    const std::int64_t count = traces::param_values(schedule, params)[*param_slot(schedule, param)];
+    if (count <= 0)
+      throw sim::ConfigError(where, fmt::format("divide_by {}: {} in this row's run, expected a "
+                                                "positive count",
+                                                param, count));
+    return static_cast<double>(count);
+  }
+};
+
 // One run of a case's schedule with `params`, measured as its group (or family) says.
 double predict(const traces::Schedule& schedule, const Pairs& params, const Family& f,
                const Group& g, const traces::Machine& machine, const sim::SourceLocation& at) {
@@ -241,21 +293,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
     const std::size_t measured =
         table.column(f.measured, in_ns ? Unit::nanoseconds : Unit::microseconds);
     const double measured_scale = in_ns ? 1e-3 : 1.0;
-    // divide_by: a count column, or a number (the count the schedule itself runs).
-    std::optional<std::size_t> divide;
-    double divide_constant = 1;
-    if (!f.divide_by.empty()) {
-      char* end = nullptr;
-      divide_constant = std::strtod(f.divide_by.c_str(), &end);
-      if (end == f.divide_by.c_str() || *end != '\0') {
-        divide_constant = 1;
-        divide = table.column(f.divide_by, Unit::none);
-      } else if (!(divide_constant > 0)) {
-        throw sim::ConfigError(f.at, fmt::format("divide_by {}: expected a count column or a "
-                                                 "positive number",
-                                                 f.divide_by));
-      }
-    }
+    const Divisor divisor = Divisor::of(f, table, schedules);
     std::vector<std::pair<std::string, std::size_t>> define;
     for (const auto& [param, column] : f.define)
       define.emplace_back(param, table.column_index(column));
@@ -302,7 +340,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
       double predicted = predict(*schedule, overrides, f, *match, machine, at);
       if (!f.less.empty())
         predicted -= predict(*schedule, with(overrides, f.less), f, *match, machine, at);
-      predicted /= divide ? table.number(row, *divide) : divide_constant;
+      predicted /= divisor.at(table, row, *schedule, overrides, at);
       out.cases.push_back({f.data, f.category, table.line_of(row), label,
                            table.number(row, measured) * measured_scale, predicted});
     }

@@ -7,7 +7,8 @@
 //       category: primitive            # primitive (fitted by calibrate) | held-out (never fitted)
 //       schedule: peer_ce.yaml         # relative to the manifest
 //       measured: us_per_copy_median   # a column in microseconds (or nanoseconds): the time
-//       divide_by: copies_per_rep      # optional count column (or a number): time per loop op
+//       divide_by: copies_per_rep      # optional count column, a number, or a param of the
+//                                      # schedule (its value in the row's run): time per loop op
 //       define: {SIZE: bytes}          # schedule param <- column, for every row
 //       less: {FENCE: 0}               # optional: the prediction less the same case with these
 //                                      # params (a measured difference: a loop with and without

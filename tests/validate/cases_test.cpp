@@ -85,3 +85,39 @@ TEST_CASE("a case can predict a difference of two runs, measured in nanoseconds"
   CHECK(run.cases[0].measured_us == Approx(7.0));
   CHECK(run.cases[0].predicted_us == Approx(7.0));
 }
+
+TEST_CASE("divide_by names a count column, a number or a param of the schedule's run") {
+  // N delays of 3 us: 12 us with the default N = 4, 6 us where the row's group sets N = 2; a
+  // time per delay either way, 3 us, against a row of 3 us.
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_cases_test_divide";
+  std::filesystem::create_directories(dir);
+  write(dir / "loop.yaml",
+        "params:\n  N: 4\nstreams:\n  - name: s\n    if: rank == 0\n    ops:\n"
+        "      - for: {var: i, from: 0, to: N, ops: [delay: 3us]}\n");
+  write(dir / "d.csv",
+        "# gpu0_name: test\n# date_utc: 2026-12-03\n# command: x\nop,reps,time_us_median\n"
+        "x,4,3\ny,2,3\n");
+  auto run_with = [&](const std::string& divide_by) {
+    write(dir / "manifest.yaml",
+          "topology: " + kSource +
+              "/validate/cases/h200x2.yaml\n"
+              "families:\n  - data: d.csv\n    category: primitive\n    schedule: loop.yaml\n"
+              "    measured: time_us_median\n    divide_by: " +
+              divide_by +
+              "\n    groups:\n      - where: {op: x}\n      - where: {op: y}\n"
+              "        set: {N: 2}\n");
+    return mgsim::validate::run_validation((dir / "manifest.yaml").string(), dir.string(),
+                                           "h200.calibrated");
+  };
+  for (const std::string by : {"N", "reps"}) {
+    const auto run = run_with(by);
+    REQUIRE(run.cases.size() == 2);
+    CHECK(run.cases[0].predicted_us == Approx(3.0));
+    CHECK(run.cases[1].predicted_us == Approx(3.0));
+  }
+  const auto constant = run_with("4");  // the same 4 for both rows: 3 us and 1.5 us
+  CHECK(constant.cases[1].predicted_us == Approx(1.5));
+  CHECK_THROWS_WITH(run_with("M"), Catch::Contains("divide_by M: expected a count column of "
+                                                   "d.csv or a param of every schedule"));
+  CHECK_THROWS_WITH(run_with("-1"), Catch::Contains("divide_by -1: expected a positive number"));
+}
