@@ -291,6 +291,12 @@ const std::array kParameters = {
         "sync", "fence_system_per_warp", "s", kRequired, "an SM's fence.sys throughput, per warp"),
     param<&H::sync, &SyncSpec::fence_far>("sync", "fence_far", "s", kRequired,
                                           "extra: a gpu/sys fence's store in the far L2 partition"),
+    param<&H::sync, &SyncSpec::fence_gpu_round>("sync", "fence_gpu_round", "s", kRequired,
+                                                "an SM's fence.gpu rounds start this far apart"),
+    param<&H::sync, &SyncSpec::fence_system_round>("sync", "fence_system_round", "s", kRequired,
+                                                   "an SM's fence.sys rounds start this far apart"),
+    param<&H::sync, &SyncSpec::fence_round_warps>("sync", "fence_round_warps", "count", kRequired,
+                                                  "warps fencing together in one round"),
     // power (models/power.hpp): all defaulted; without `limit` the SMs stay at sm.clock
     param<&H::power, &PowerSpec::limit>("power", "limit", "W", kDefaulted,
                                         "board power cap the governor holds (none if absent)"),

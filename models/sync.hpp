@@ -8,11 +8,17 @@
 //   - an atomic flag write (atomicExch, atomicAdd) lands `atomic` later than a plain store, and
 //     atomics to one address are applied one per `atomic_interval` at its owner, in arrival order;
 //   - a fence holds its role for its scope's cost by the warps of the SM that fence together
-//     (validate/data/h200-single/fence.csv): one warp's fence takes `fence_<scope>`, and the SM
-//     completes one warp's fence per `fence_<scope>_per_warp` at most, so w warps take
-//     max(fence_<scope>, w x per_warp) (at system scope 1-8 warps take one warp's time, 32 warps
-//     1.9 x). A release store is one thread's fence, then the store; an acquire load costs
-//     nothing more (the measured release/acquire pairs cost the release's fence alone);
+//     (validate/data/h200-single/fence.csv): one warp's fence takes `fence_<scope>`; the SM
+//     serves its fences in rounds, each taking the fences issued before it starts, and a round
+//     starts no sooner than `fence_<scope>_round` after the one before
+//     (fence_warps_timeline.csv: two groups of warps out of step alternate rounds ~410 ns apart
+//     at system scope); up to `fence_round_warps` warps fencing together make the first round,
+//     more issue too late for it and take the next; and the SM completes one warp's fence per
+//     `fence_<scope>_per_warp` at most. So w warps take max(fence_<scope> (+ the round if w >
+//     fence_round_warps), w x per_warp) (at system scope 1-8 warps take one warp's time, 16
+//     warps 1.8 x, 32 warps 1.9 x). A release store is one thread's fence, then the store; an
+//     acquire load costs nothing more (the measured release/acquire pairs cost the release's fence
+//     alone);
 //   - a gpu- or system-scope fence waits for its SM's stores to reach the L2 partition that owns
 //     their address: `fence_far` longer when that is the partition far from the SM (sm_groups.csv:
 //     211 ns near, 289 ns far, every other 4 KiB of addresses, and half the SMs far from any one
@@ -22,11 +28,15 @@
 //     or more CTAs waits for a far one, as fence.csv's 32-132 CTA rows do.
 // Ignores: the polling loop's own traffic (a wait that starts after the write landed sees it at
 // once), L2 slice placement of flags, contention of atomics to different addresses, fences
-// waiting for outstanding stores (a fence costs the same whatever is in flight), where the fenced
-// store lives (a gpu fence waits 211 ns for a store in its SM's near L2 partition, 289 ns in the
-// far one, every other 4 KiB of addresses: sm_groups.csv; fence_gpu is the near one, so a kernel
-// fencing on many SMs, one of them far, takes longer), the step between 8 and 16
-// warps (16 warps cost nearly 32's) and warps that fence out of step (fence.csv's `free` rows).
+// waiting for outstanding stores (a fence costs the same whatever is in flight), which of a
+// kernel's SMs are really far from its data (it changes with the allocation and the GPU:
+// sm_groups.csv's runs 28 and 29 disagree on 36 SMs; a kernel of 2-8 CTAs, all near in fence.csv's
+// run 24, had a far one in run 28), a CTA whose stores span both partitions (it waits for the far
+// one, whatever its index), the spread of far SMs (the slowest of 132 fences 300 ns in fence.csv,
+// 271 predicted), warps that fence out of step (fence.csv's `free` rows: they drift in and out
+// of step, and out of step two groups alternate rounds, 1.5 x one warp's time on average at
+// system scope; the warps of one role fence in step in the model), and rounds shared between the
+// roles of one SM (each role's fences are its own).
 #pragma once
 
 #include <algorithm>
@@ -48,11 +58,17 @@ struct SyncSpec {
   sim::Duration fence_gpu_per_warp;
   sim::Duration fence_system_per_warp;
   sim::Duration fence_far = sim::Duration::ns(80);  // extra: a gpu/system fence's far partition
+  sim::Duration fence_gpu_round = sim::Duration::ns(60);  // the SM's fence rounds start apart
+  sim::Duration fence_system_round = sim::Duration::ns(400);
+  std::int64_t fence_round_warps = 8;  // warps fencing together that make one round
 
-  // What a fence costs when `warps` warps of one SM run it together: one warp's time, or the SM's
-  // throughput's `warps` x per_warp when that is longer.
-  static sim::Duration fence(sim::Duration one, sim::Duration per_warp, std::int64_t warps) {
-    return std::max(one, sim::Duration::ps(per_warp.picoseconds() * warps));
+  // What a fence costs when `warps` warps of one SM run it together: one warp's time (a round
+  // more when they are too many for one round), or the SM's throughput's `warps` x per_warp when
+  // that is longer.
+  sim::Duration fence(sim::Duration one, sim::Duration round, sim::Duration per_warp,
+                      std::int64_t warps) const {
+    const sim::Duration rounds = warps > fence_round_warps ? one + round : one;
+    return std::max(rounds, sim::Duration::ps(per_warp.picoseconds() * warps));
   }
 
   // Whether CTA `cta` of a kernel fences data in the L2 partition far from its SM, with

@@ -19,7 +19,8 @@
 # CUDA calls the host model charges for it), attention (issue 15: PyTorch's attention backends,
 # FlashAttention-2, cuDNN and the memory-efficient kernel, by shape: validate/torch/attention.py),
 # attention_clock (the SM clock the attention kernels run at, by a probe kernel, against NVML's),
-# sm_groups (issue 9: an SM's L2 re-read rate and fence cost beside other SMs chosen by %smid);
+# sm_groups (issue 9: an SM's L2 re-read rate and fence cost beside other SMs chosen by %smid),
+# fence_warps (issue 9: fences by warps of one SM out of step, with a timeline of each warp's);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -70,13 +71,13 @@ echo "NCCL_ROOT=${NCCL_ROOT:-none}"
 [ -n "$NCCL_ROOT" ] && export NCCL_ROOT LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_groups sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel nccl_host >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel nccl_host >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
 # kernels' loads must be 32-, 64- and 128-bit; the sync program's fences are MEMBARs.
 # The FMA loops (sm_share, intra_sm) must be FFMAs executed by every thread.
-for p in tma_local intra_sm mlp sync_prims sm_groups sm_share sm_pipes tensor_pipes; do
+for p in tma_local intra_sm mlp sync_prims sm_groups fence_warps sm_share sm_pipes tensor_pipes; do
   cuobjdump -sass "$BIN/$p" 2>/dev/null |
     grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA|[HQ]MMA[.A-Z0-9]*|HGMMA[.A-Za-z0-9]*|MUFU[.A-Z0-9]*|IMAD[.A-Z0-9]*" |
     sort | uniq -c >"$RES/system/sass_$p.txt"
@@ -101,6 +102,7 @@ step mlp 200 "$BIN/mlp" --out .
 step tma_local 120 "$BIN/tma_local" --out .
 step sync_prims 90 "$BIN/sync_prims" --out .
 step sm_groups 60 "$BIN/sm_groups" --out .
+step fence_warps 60 "$BIN/fence_warps" --out .
 step sm_share 60 "$BIN/sm_share" --out .
 step intra_sm 60 "$BIN/intra_sm" --out .
 step host_api_library 60 "$BIN/host_api" --out . --library

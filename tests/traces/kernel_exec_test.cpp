@@ -157,6 +157,9 @@ models::HardwareSpec sync_device() {
   hw.sync.fence_gpu = sim::Duration::ns(200);
   hw.sync.fence_system = sim::Duration::ns(500);
   hw.sync.fence_far = sim::Duration::ns(100);
+  // A CTA's warps fence in one round here (the warps test sets rounds of its own).
+  hw.sync.fence_gpu_round = sim::Duration::zero();
+  hw.sync.fence_system_round = sim::Duration::zero();
   return hw;
 }
 
@@ -215,9 +218,12 @@ TEST_CASE("fences hold the role, a release store fences first, atomics to one fl
 }
 
 TEST_CASE("a fence costs by the warps that run it, a release store is one warp's") {
-  // One warp 500 ns; the SM completes one warp's fence per 20 ns.
+  // One warp 500 ns; up to 8 warps make one round, the next round starts 300 ns after it; the SM
+  // completes one warp's fence per 20 ns.
   models::HardwareSpec hw = sync_device();
   hw.sync.fence_system_per_warp = sim::Duration::ns(20);
+  hw.sync.fence_system_round = sim::Duration::ns(300);
+  hw.sync.fence_round_warps = 8;
   auto fence = [&](const std::string& threads, const models::HardwareSpec& d) {
     return stream_end(run_kernels(one_kernel("1", "      - {name: f, ops: [{fence: {scope: system" +
                                                       threads + "}}]}\n"),
@@ -225,11 +231,14 @@ TEST_CASE("a fence costs by the warps that run it, a release store is one warp's
                           .result,
                       0, "s");
   };
-  // A 1 us launch, then: one thread (one warp): 500 ns; 800 threads (25 warps): 25 x 20 = 500 ns,
-  // no longer; 801 threads (26 warps): 520 ns; the CTA's 2048 threads (64 warps): 1280 ns.
+  // A 1 us launch, then: one thread (one warp) and 256 threads (8 warps): 500 ns; 257 threads
+  // (9 warps): the ninth takes the second round, 300 ns later: 800 ns; 1280 threads (40 warps):
+  // 40 x 20 = 800 ns, no longer; 1281 (41 warps): 820 ns; the CTA's 2048 (64 warps): 1280 ns.
   CHECK(fence(", threads: 1", hw) == 1'500'000);
-  CHECK(fence(", threads: 800", hw) == 1'500'000);
-  CHECK(fence(", threads: 801", hw) == 1'520'000);
+  CHECK(fence(", threads: 256", hw) == 1'500'000);
+  CHECK(fence(", threads: 257", hw) == 1'800'000);
+  CHECK(fence(", threads: 1280", hw) == 1'800'000);
+  CHECK(fence(", threads: 1281", hw) == 1'820'000);
   CHECK(fence("", hw) == 2'280'000);
   // A release store is its one storing thread's fence: 500 ns, whatever the CTA's threads; the
   // flag lands at once on its own GPU and the waiter sees it flag_latency (300 ns) later.

@@ -73,13 +73,15 @@ Duration fence_cost(const models::HardwareSpec& spec, MemoryScope scope, std::in
                     std::int64_t cta) {
   using S = models::SyncSpec;
   const S& sync = spec.sync;
-  if (scope == MemoryScope::cta) return S::fence(sync.fence_cta, sync.fence_cta_per_warp, warps);
+  if (scope == MemoryScope::cta)
+    return sync.fence(sync.fence_cta, Duration::zero(), sync.fence_cta_per_warp, warps);
   // Past the SM, the fence waits for the partition that owns the fenced data.
   const Duration far =
       S::far_partition(cta, spec.l2.partitions) ? sync.fence_far : Duration::zero();
   if (scope == MemoryScope::gpu)
-    return S::fence(sync.fence_gpu, sync.fence_gpu_per_warp, warps) + far;
-  return S::fence(sync.fence_system, sync.fence_system_per_warp, warps) + far;
+    return sync.fence(sync.fence_gpu, sync.fence_gpu_round, sync.fence_gpu_per_warp, warps) + far;
+  return sync.fence(sync.fence_system, sync.fence_system_round, sync.fence_system_per_warp, warps) +
+         far;
 }
 
 }  // namespace

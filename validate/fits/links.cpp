@@ -200,6 +200,11 @@ void far_partition(Calibrator& c) {
 //   fence_<scope> = the one-warp row (32 threads), or 0 if the fence made the loop no slower
 //     (at cta scope it makes it faster: the fence changes how the store and the barrier retire);
 //   fence_<scope>_per_warp = the 32-warp row / 32 (the SM's fence throughput, where it binds);
+//   fence_round_warps = the most warps (1, 2, 4, ... 32) that fence, at gpu and at system scope,
+//     within 10 % of one warp's time, every smaller count too (the warps of one round);
+//   fence_<scope>_round (gpu, system) = the row of twice that many warps - the one-warp row: the
+//     warps too many for the first round take the next (fence_warps_timeline.csv says how far
+//     apart rounds start when warps out of step alternate them: scripts/fence_rounds.py);
 //   fence_far = from sm_groups.csv's rows of SM 0 and SM 2 alone, each fencing its word at 512
 //     offsets over 64 KiB: the offsets fall in two classes (the store's L2 partition near or far
 //     from the SM), split at the midpoint of the fastest and the slowest; far mean - near mean.
@@ -209,16 +214,43 @@ void fences(Calibrator& c) {
   const std::size_t ctas = c.column(t, "ctas", Unit::none);
   const std::size_t fence = c.column(t, "fence_ns", Unit::nanoseconds);
   constexpr double kWarp = 32;
+  // The one-CTA, warps-together row of `scope` with `warps` warps.
+  auto row_of = [&](const char* scope, double warps) {
+    const Rows rows = select(c, t, {{"scope", scope}, {"warps", "together"}}, [&](std::size_t r) {
+      return t.number(r, ctas) == 1 && t.number(r, threads) == warps * kWarp;
+    });
+    if (rows.size() != 1)
+      out_of_range(t, fmt::format("expected one {} fence row of {} warps together on one CTA",
+                                  scope, warps));
+    return rows.front();
+  };
+  constexpr double kSameAsOne = 1.1;
+  double round_warps = kWarp;
+  for (const char* scope : {"gpu", "system"}) {
+    const double one = t.number(row_of(scope, 1), fence);
+    double w = 1;
+    while (w < kWarp && t.number(row_of(scope, 2 * w), fence) <= kSameAsOne * one) w *= 2;
+    round_warps = std::min(round_warps, w);
+  }
+  if (round_warps >= kWarp) out_of_range(t, "32 warps fence in one warp's time: no second round");
+  c.write("sync.fence_round_warps", fmt::format("{}", round_warps), round_warps,
+          fmt::format("fit: {} lines {}-{} and {}-{} (gpu and system scope, warps together, one "
+                      "CTA of 32-1024 threads): the most warps fencing within {:.0f} % of one "
+                      "warp's time, every smaller count too",
+                      kFenceCsv, t.line_of(row_of("gpu", 1)), t.line_of(row_of("gpu", kWarp)),
+                      t.line_of(row_of("system", 1)), t.line_of(row_of("system", kWarp)),
+                      (kSameAsOne - 1) * 100));
+  for (const char* scope : {"gpu", "system"}) {
+    const std::size_t one = row_of(scope, 1), next = row_of(scope, 2 * round_warps);
+    const double round = (t.number(next, fence) - t.number(one, fence)) * 1e-9;
+    c.write(fmt::format("sync.fence_{}_round", scope), ps_value(round), round,
+            fmt::format("fit: {} line {} ({} scope, {:.0f} warps together, one CTA: {:.3f} ns) - "
+                        "line {} (one warp: {:.3f} ns): the warps past one round's take the next",
+                        kFenceCsv, t.line_of(next), scope, 2 * round_warps, t.number(next, fence),
+                        t.line_of(one), t.number(one, fence)));
+  }
   for (const char* scope : {"cta", "gpu", "system"}) {
-    const Rows rows = select(c, t, {{"scope", scope}, {"warps", "together"}},
-                             [&](std::size_t r) { return t.number(r, ctas) == 1; });
-    auto row_of = [&](double threads_per_cta) {
-      for (const std::size_t r : rows)
-        if (t.number(r, threads) == threads_per_cta) return r;
-      out_of_range(t,
-                   fmt::format("no {} fence row of {} threads on one CTA", scope, threads_per_cta));
-    };
-    const std::size_t one = row_of(kWarp), all = row_of(kWarp * kWarp);
+    const std::size_t one = row_of(scope, 1), all = row_of(scope, kWarp);
     const double one_s = std::max(0.0, t.number(one, fence) * 1e-9);
     const double per_warp = std::max(0.0, t.number(all, fence) * 1e-9) / kWarp;
     const std::string name = fmt::format("sync.fence_{}", scope);
