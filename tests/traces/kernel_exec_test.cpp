@@ -163,6 +163,19 @@ models::HardwareSpec sync_device() {
   return hw;
 }
 
+// The end of a 2-CTA kernel whose CTA `tx` signals a flag with a system-scope release and whose
+// CTA `rx` waits for it.
+std::int64_t release_then_wait(int tx, int rx, const models::HardwareSpec& hw) {
+  const auto r = run_kernels(
+      one_kernel("2", "      - {name: tx, if: cta == " + std::to_string(tx) +
+                          ", ops: [{signal: {flag: f, value: 1, order: release, scope: system}}]}\n"
+                          "      - {name: rx, if: cta == " +
+                          std::to_string(rx) + ", ops: [{wait: {flag: f, value: 1}}]}\n"),
+      1, hw);
+  REQUIRE(r.result.blocked.empty());
+  return stream_end(r.result, 0, "s");
+}
+
 TEST_CASE("a flag is seen flag_latency after a store on its GPU, later when polled from a peer") {
   // One GPU: CTA 0 fences (200 ns) and stores at 1.2 us; CTA 1, polling the same GPU's flag
   // since 1 us, sees it 300 ns later: 1.5 us.
@@ -242,14 +255,7 @@ TEST_CASE("a fence costs by the warps that run it, a release store is one warp's
   CHECK(fence("", hw) == 2'280'000);
   // A release store is its one storing thread's fence: 500 ns, whatever the CTA's threads; the
   // flag lands at once on its own GPU and the waiter sees it flag_latency (300 ns) later.
-  const auto r = run_kernels(
-      one_kernel("2",
-                 "      - {name: tx, if: cta == 0, ops: [{signal: {flag: f, value: 1, order: "
-                 "release, scope: system}}]}\n"
-                 "      - {name: rx, if: cta == 1, ops: [{wait: {flag: f, value: 1}}]}\n"),
-      1, hw);
-  REQUIRE(r.result.blocked.empty());
-  CHECK(stream_end(r.result, 0, "s") == 1'800'000);
+  CHECK(release_then_wait(0, 1, hw) == 1'800'000);
 }
 
 TEST_CASE("a fence past the SM waits for the far L2 partition on every other CTA") {
@@ -270,14 +276,7 @@ TEST_CASE("a fence past the SM waits for the far L2 partition on every other CTA
   CHECK(end("2", "cta", hw) == 1'005'000);     // a cta fence stays in its SM: 5 ns
   // A release store fences first: CTA 1's at system scope waits 600 ns, then its flag lands at
   // once and CTA 0, polling it, sees it 300 ns later: 1.9 us.
-  auto r = run_kernels(
-      one_kernel("2",
-                 "      - {name: tx, if: cta == 1, ops: [{signal: {flag: f, value: 1, order: "
-                 "release, scope: system}}]}\n"
-                 "      - {name: rx, if: cta == 0, ops: [{wait: {flag: f, value: 1}}]}\n"),
-      1, hw);
-  REQUIRE(r.result.blocked.empty());
-  CHECK(stream_end(r.result, 0, "s") == 1'900'000);
+  CHECK(release_then_wait(1, 0, hw) == 1'900'000);
   // With one partition every SM is near its data.
   hw.l2.partitions = 1;
   CHECK(end("2", "gpu", hw) == 1'200'000);

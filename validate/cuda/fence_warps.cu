@@ -97,17 +97,17 @@ struct Launch {
 Launch launch(Ctx& x, int scope, int warps, int fencers, int barrier) {
   CUDA_CHECK(cudaMemset(x.words, 0, kMaxWarps * 32 * sizeof(unsigned)));
   fence_warps_kernel<<<1, warps * 32, kExclusiveSmem>>>(scope, fencers, barrier, x.words, x.rec,
-                                                       x.loop, x.cta);
+                                                        x.loop, x.cta);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   Launch l;
   std::vector<unsigned> words(size_t(warps) * 32);
-  CUDA_CHECK(cudaMemcpy(words.data(), x.words, words.size() * sizeof(unsigned),
-                        cudaMemcpyDeviceToHost));
+  CUDA_CHECK(
+      cudaMemcpy(words.data(), x.words, words.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
   for (unsigned w : words) l.ok = l.ok && w == unsigned(kIters);
   std::vector<long long> loop(size_t(warps) * 2);
-  CUDA_CHECK(cudaMemcpy(loop.data(), x.loop, loop.size() * sizeof(long long),
-                        cudaMemcpyDeviceToHost));
+  CUDA_CHECK(
+      cudaMemcpy(loop.data(), x.loop, loop.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   unsigned long long cta[4];
   CUDA_CHECK(cudaMemcpy(cta, x.cta, sizeof(cta), cudaMemcpyDeviceToHost));
   l.ns_per_cycle = double(cta[3] - cta[1]) / double(cta[2] - cta[0]);
@@ -121,8 +121,8 @@ Launch launch(Ctx& x, int scope, int warps, int fencers, int barrier) {
   l.fencer_ns = fencing / std::max(1, std::min(fencers, warps));
   l.other_ns = warps > fencers ? storing / (warps - fencers) : 0;
   l.rec.resize(size_t(warps) * kRecord * 2);
-  CUDA_CHECK(cudaMemcpy(l.rec.data(), x.rec, l.rec.size() * sizeof(long long),
-                        cudaMemcpyDeviceToHost));
+  CUDA_CHECK(
+      cudaMemcpy(l.rec.data(), x.rec, l.rec.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   return l;
 }
 
