@@ -18,7 +18,11 @@ endforeach()
 
 # Every problem's baseline and tuned schedule pass on each of its topologies, every shape. The
 # 72-GPU runs take seconds each (every rank simulated): labelled `scale`, which the sanitizer
-# build skips (Makefile: the same code paths run there on 8 GPUs).
+# build skips (Makefile: the same code paths run there on 8 GPUs). One is far slower: the tuned
+# ring attention (examples/field/ring_attention.yaml, the FlashAttention-3-style kernel on every
+# rank) takes 30-50 s a shape on this 2-core machine, 3 shapes: about 5 minutes (it timed out at
+# 300 s in CI on 2026-12-03), so its limit is 900 s until symmetric ranks are simulated once
+# (issue 12).
 file(GLOB check_problems RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/problems/*.yaml)
 foreach(problem ${check_problems})
   get_filename_component(name ${problem} NAME_WE)
@@ -42,6 +46,9 @@ foreach(problem ${check_problems})
     if(topology STREQUAL "gb200-nvl72")
       list(TRANSFORM tests PREPEND "cli.")
       set_tests_properties(${tests} PROPERTIES LABELS scale TIMEOUT 300)
+      if(name STREQUAL "ring_attention" AND tuned)
+        set_tests_properties(cli.check.problem.${name}.tuned.${topology} PROPERTIES TIMEOUT 900)
+      endif()
     endif()
   endforeach()
 endforeach()
