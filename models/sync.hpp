@@ -16,9 +16,13 @@
 //     more issue too late for it and take the next; and the SM completes one warp's fence per
 //     `fence_<scope>_per_warp` at most. So w warps take max(fence_<scope> (+ the round if w >
 //     fence_round_warps), w x per_warp) (at system scope 1-8 warps take one warp's time, 16
-//     warps 1.8 x, 32 warps 1.9 x). A release store is one thread's fence, then the store; an
-//     acquire load costs nothing more (the measured release/acquire pairs cost the release's fence
-//     alone);
+//     warps 1.8 x, 32 warps 1.9 x). Warps that fence out of step (a fence's `in_step: 0`: no
+//     barrier between their fences) split into two groups that take turns at the rounds: after
+//     its first fence a group's next round starts two gaps after its last, so a fence waits
+//     max(the in-step cost, 2 x round - the work since the role's last fence) (fence.csv's
+//     `free` rows: 751 ns at system scope from 2 warps on). A release store is one thread's fence,
+//     then the store; an acquire load costs nothing more (the measured release/acquire pairs cost
+//     the release's fence alone);
 //   - a gpu- or system-scope fence waits for its SM's stores to reach the L2 partition that owns
 //     their address: `fence_far` longer when that is the partition far from the SM (sm_groups.csv:
 //     211 ns near, 289 ns far, every other 4 KiB of addresses, and half the SMs far from any one
@@ -33,10 +37,10 @@
 // sm_groups.csv's runs 28 and 29 disagree on 36 SMs; a kernel of 2-8 CTAs, all near in fence.csv's
 // run 24, had a far one in run 28), a CTA whose stores span both partitions (it waits for the far
 // one, whatever its index), the spread of far SMs (the slowest of 132 fences 300 ns in fence.csv,
-// 271 predicted), warps that fence out of step (fence.csv's `free` rows: they drift in and out
-// of step, and out of step two groups alternate rounds, 1.5 x one warp's time on average at
-// system scope; the warps of one role fence in step in the model), and rounds shared between the
-// roles of one SM (each role's fences are its own).
+// 271 predicted), warps declared out of step that stay in step (run 31's 2-4 free warps did,
+// fence.csv's did not: their phase drifts), the far partition's effect on rounds out of step
+// (fence.csv's free rows on 32-132 CTAs: ~970 ns at system scope, 735 predicted), and rounds
+// shared between the roles of one SM (each role's fences are its own).
 #pragma once
 
 #include <algorithm>
@@ -69,6 +73,14 @@ struct SyncSpec {
                       std::int64_t warps) const {
     const sim::Duration rounds = warps > fence_round_warps ? one + round : one;
     return std::max(rounds, sim::Duration::ps(per_warp.picoseconds() * warps));
+  }
+
+  // A fence by warps out of step, `in_step` the same fence's cost by warps in step, `work` the
+  // time since the role's last fence ended: the warps split into two groups that take turns at
+  // the SM's rounds, a group's round starting two round gaps after its last, so the fence waits
+  // for that less the work between (fence_warps_timeline.csv; fence.csv's `free` rows).
+  static sim::Duration out_of_step(sim::Duration in_step, sim::Duration round, sim::Duration work) {
+    return std::max(in_step, round + round - work);
   }
 
   // Whether CTA `cta` of a kernel fences data in the L2 partition far from its SM, with

@@ -167,8 +167,10 @@ class KernelParser {
       }
       case Kind::fence: {
         sim::MapReader fr(body, "fence");
-        FenceOp fence{.scope = parse_scope(fr.required("scope")), .threads = std::nullopt};
+        FenceOp fence;
+        fence.scope = parse_scope(fr.required("scope"));
         if (auto n = fr.optional("threads")) fence.threads = Expr::parse(*n, scope_);
+        if (auto n = fr.optional("in_step")) fence.in_step = Expr::parse(*n, scope_);
         op.what = std::move(fence);
         fr.finish();
         break;

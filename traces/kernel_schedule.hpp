@@ -195,11 +195,12 @@ struct FlagWaitOp : FlagRef {
   bool acquire = false;
 };
 
-// fence {scope}: __threadfence_block / __threadfence / __threadfence_system.
+// fence {scope, threads, in_step}: __threadfence_block / __threadfence / __threadfence_system.
 struct FenceOp {
   static constexpr const char* kName = "fence";
   MemoryScope scope = MemoryScope::gpu;
   std::optional<Expr> threads;  // how many of the CTA's threads fence (default: all of them)
+  std::optional<Expr> in_step;  // 0: the warps fence out of step (default: in step)
 };
 
 struct ArriveOp {

@@ -282,6 +282,32 @@ TEST_CASE("a fence past the SM waits for the far L2 partition on every other CTA
   CHECK(end("2", "gpu", hw) == 1'200'000);
 }
 
+TEST_CASE("warps out of step take turns at the SM's rounds of fences") {
+  // Two warps (64 threads) fence three times at system scope: one warp's fence 500 ns, rounds
+  // 300 ns apart. In step: 3 x 500 ns. Out of step the warps split into two groups that take turns
+  // at the rounds, so after the first fence each waits two gaps, 600 ns, less the work since its
+  // last fence (none here): 500 + 600 + 600. With 200 cycles (200 ns at 1 GHz) of work before
+  // each fence: 500, then max(500, 600 - 200) = 500 each. One warp has no other group: 3 x 500.
+  models::HardwareSpec hw = sync_device();
+  hw.sync.fence_system_round = sim::Duration::ns(300);
+  auto end = [&](const std::string& threads, const std::string& in_step, const std::string& work) {
+    const std::string fence =
+        "{fence: {scope: system, threads: " + threads + ", in_step: " + in_step + "}}";
+    const std::string step = work.empty() ? fence : "{compute: {cycles: " + work + "}}, " + fence;
+    return stream_end(run_kernels(one_kernel("1",
+                                             "      - {name: f, ops: [{for: {var: i, from: "
+                                             "0, to: 3, ops: [" +
+                                                 step + "]}}]}\n"),
+                                  1, hw)
+                          .result,
+                      0, "s");
+  };
+  CHECK(end("64", "1", "") == 2'500'000);
+  CHECK(end("64", "0", "") == 2'700'000);
+  CHECK(end("64", "0", "200") == 3'100'000);  // + 3 x 200 ns of work
+  CHECK(end("32", "0", "") == 2'500'000);
+}
+
 TEST_CASE("arrive and sync order two roles of a CTA") {
   // The loader computes 1e6 flops (1 us, alone on the pipe), then arrives; the consumer's sync
   // releases 50 mbarrier cycles (50 ns) later, then it computes 2e6 flops alone: 2 us.

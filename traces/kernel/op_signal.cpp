@@ -68,20 +68,34 @@ void store(Runner& x, LaunchRun& launch, int writer, const FlagKey& key, std::in
   });
 }
 
-// What a fence of `scope` by `warps` warps of CTA `cta` costs its role (models/sync.hpp).
+// How far apart an SM's rounds of fences of `scope` start (none within the SM: cta scope).
+Duration round_gap(const models::SyncSpec& sync, MemoryScope scope) {
+  switch (scope) {
+    case MemoryScope::cta:
+      return Duration::zero();
+    case MemoryScope::gpu:
+      return sync.fence_gpu_round;
+    case MemoryScope::system:
+      break;
+  }
+  return sync.fence_system_round;
+}
+
+// What a fence of `scope` by `warps` warps of CTA `cta`, in step, costs its role
+// (models/sync.hpp).
 Duration fence_cost(const models::HardwareSpec& spec, MemoryScope scope, std::int64_t warps,
                     std::int64_t cta) {
   using S = models::SyncSpec;
   const S& sync = spec.sync;
+  const Duration round = round_gap(sync, scope);
   if (scope == MemoryScope::cta)
-    return sync.fence(sync.fence_cta, Duration::zero(), sync.fence_cta_per_warp, warps);
+    return sync.fence(sync.fence_cta, round, sync.fence_cta_per_warp, warps);
   // Past the SM, the fence waits for the partition that owns the fenced data.
   const Duration far =
       S::far_partition(cta, spec.l2.partitions) ? sync.fence_far : Duration::zero();
   if (scope == MemoryScope::gpu)
-    return sync.fence(sync.fence_gpu, sync.fence_gpu_round, sync.fence_gpu_per_warp, warps) + far;
-  return sync.fence(sync.fence_system, sync.fence_system_round, sync.fence_system_per_warp, warps) +
-         far;
+    return sync.fence(sync.fence_gpu, round, sync.fence_gpu_per_warp, warps) + far;
+  return sync.fence(sync.fence_system, round, sync.fence_system_per_warp, warps) + far;
 }
 
 }  // namespace
@@ -109,12 +123,20 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   return false;
 }
 
-// fence {scope, threads}: holds the role for the fence's cost by that many threads' warps.
+// fence {scope, threads, in_step}: holds the role for the fence's cost by that many threads'
+// warps; warps out of step (in_step: 0) take turns at the SM's rounds after their first fence.
 bool start_fence(Runner& x, RoleRun& r, const FenceOp& op) {
   const std::int64_t threads =
       op.threads ? op.threads->eval_positive(r.env, "fence threads") : r.cta->launch->threads;
   constexpr std::int64_t kWarp = 32;
-  resume_after(x, r, fence_cost(x.spec, op.scope, (threads + kWarp - 1) / kWarp, r.cta->index));
+  const std::int64_t warps = (threads + kWarp - 1) / kWarp;
+  Duration cost = fence_cost(x.spec, op.scope, warps, r.cta->index);
+  const bool out_of_step = op.in_step && op.in_step->eval(r.env) == 0;
+  if (out_of_step && warps > 1 && r.fence_end)
+    cost = models::SyncSpec::out_of_step(cost, round_gap(x.spec.sync, op.scope),
+                                         x.engine.now() - *r.fence_end);
+  r.fence_end = x.engine.now() + cost;
+  resume_after(x, r, cost);
   return false;
 }
 

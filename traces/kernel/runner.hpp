@@ -75,6 +75,7 @@ struct RoleRun {
   // back when the op is done.
   std::optional<models::Gpu::CommWarp> comm_warp;
   std::optional<DataCheck::Agent> agent;  // in the data check, when its launch is checked
+  std::optional<sim::Time> fence_end;     // when its last fence op ended
 };
 
 struct LaunchRun;
