@@ -8,7 +8,6 @@
 #include "validate/fits/fits.hpp"
 
 namespace mgsim::validate {
-
 // The fits, in run order, each with its inputs and outputs (docs/VALIDATION.md quotes this table).
 // A fit's `fitted` inputs are outputs of fits above it; the order also fixes the file's order.
 const std::vector<Fit>& calibration_fits() {
@@ -63,18 +62,14 @@ const std::vector<Fit>& calibration_fits() {
        {"l2.bandwidth", "l2.capacity"},
        fits::l2},
       {"l2 latency",
-       {{F::data,
-         "../h200-single/mlp.csv",
-         {"op", "ctas", "bytes_in_flight_per_cta", "gbps_per_cta_median"}}},
+       {{F::data, fits::kMlpCsv, {"op", "ctas", "bytes_in_flight_per_cta", "gbps_per_cta_median"}}},
        {},
        {},
        {"l2.hit_latency"},
        fits::l2_latency},
       {"fences",
-       {{F::data,
-         "../h200-single/fence.csv",
-         {"scope", "warps", "threads_per_cta", "ctas", "fence_ns"}},
-        {F::data, "../h200-single/sm_groups.csv", {"test", "set", "unit", "probe"}}},
+       {{F::data, fits::kFenceCsv, {"scope", "warps", "threads_per_cta", "ctas", "fence_ns"}},
+        {F::data, fits::kSmGroupsCsv, {"test", "set", "unit", "probe"}}},
        {},
        {},
        {"sync.fence_cta", "sync.fence_cta_per_warp", "sync.fence_gpu", "sync.fence_gpu_per_warp",
@@ -88,9 +83,7 @@ const std::vector<Fit>& calibration_fits() {
        {"tma.reduce_efficiency", "l2.reduction_bandwidth"},
        fits::tma_store_add},
       {"sm memory pipe",
-       {{F::data,
-         "../h200-single/mlp.csv",
-         {"op", "ctas", "bytes_in_flight_per_cta", "gbps_per_cta_median"}},
+       {{F::data, fits::kMlpCsv, {"op", "ctas", "bytes_in_flight_per_cta", "gbps_per_cta_median"}},
         {F::data, "hbm.csv", {"op", "sms", "gbps_median"}},
         {F::data, "peer_tma_reduce.csv", {"direction", "op", "source", "sms", "gbps_median"}}},
        {"l2.hit_latency"},

@@ -8,6 +8,11 @@
 
 namespace mgsim::validate::fits {
 
+// The single-GPU measurements the fits read beside validate/data/h200 (their paths from there).
+inline constexpr const char* kMlpCsv = "../h200-single/mlp.csv";
+inline constexpr const char* kFenceCsv = "../h200-single/fence.csv";
+inline constexpr const char* kSmGroupsCsv = "../h200-single/sm_groups.csv";
+
 // links.cpp: the NVLink port and the paths over it.
 void nvlink_latency(Calibrator& c);
 void flags(Calibrator& c);

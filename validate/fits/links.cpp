@@ -18,9 +18,6 @@ constexpr double kGiB = 1073741824.0;
 // The per-SM rate is fitted where it is linear in SMs, the saturated rate where it is flat.
 constexpr double kLinearUpToSms = 4;
 constexpr double kSaturatedFromSms = 16;
-// The single-GPU synchronisation measurements, beside the two-GPU data.
-constexpr const char* kFenceCsv = "../h200-single/fence.csv";
-constexpr const char* kSmGroupsCsv = "../h200-single/sm_groups.csv";
 
 // NVLink per-link rate as nvidia-smi reports it (system/nvlink_status.txt): "Link 0: 26.562 GB/s".
 double nvlink_link_rate(const std::string& path, int& links) {

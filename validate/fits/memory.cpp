@@ -25,8 +25,6 @@ constexpr double kHbmLinearUpToSms = 16;
 // Working sets well inside the L2 (60 MiB on H200), so every read hits it.
 constexpr double kMiB = 1048576;
 constexpr double kL2WorkingSetUpTo = 32 * kMiB;
-// The single-GPU memory-level-parallelism family, beside the two-GPU data.
-constexpr const char* kMlpCsv = "../h200-single/mlp.csv";
 // The L2 read that measures the SM's memory pipe must move less than this share of what its
 // window over the hit latency allows (else the latency, not the pipe, set its rate).
 constexpr double kPipeBoundBelow = 0.8;
