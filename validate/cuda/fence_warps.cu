@@ -132,17 +132,17 @@ const char* scope_name(int scope) { return scope == 2 ? "gpu" : "system"; }
 
 int main(int argc, char** argv) {
   CUDA_CHECK(cudaSetDevice(kDev));
+  const Meta timer = {{"timer", "clock64, converted by %globaltimer over the CTA"}};
   Csv csv(argc, argv, "fence_warps.csv",
           "Fences by warps of one SM in step or not, beside warps that fence or only store, on "
           "GPU 0; see fence_warps.cu",
-          {kDev}, {{"timer", "clock64, converted by %globaltimer over the CTA"}},
+          {kDev}, timer,
           "scope,warps,fencers,barrier,iters,fencer_ns_per_iter,other_ns_per_iter,"
           "store_only_ns_per_iter,fence_ns,reps,ok");
   Csv timeline(argc, argv, "fence_warps_timeline.csv",
                "Each warp's store-and-fence iterations on one SM (first repetition of chosen "
                "fence_warps.csv launches), ns from the window's first start; see fence_warps.cu",
-               {kDev}, {{"timer", "clock64, converted by %globaltimer over the CTA"}},
-               "scope,warps,fencers,barrier,warp,iter,begin_ns,end_ns");
+               {kDev}, timer, "scope,warps,fencers,barrier,warp,iter,begin_ns,end_ns");
   allow_dynamic_smem(fence_warps_kernel);
   Ctx x;
   x.words = static_cast<unsigned*>(device_alloc(kDev, kMaxWarps * 32 * sizeof(unsigned)));
