@@ -238,6 +238,8 @@ const std::array kParameters = {
                                                "between kernel nodes of a CUDA graph"),
     param<&H::launch, &LaunchSpec::per_cta>("launch", "per_cta", "s", kRequired,
                                             "CTA dispatch interval per GPU"),
+    param<&H::launch, &LaunchSpec::event>("launch", "event", "s", kRequired,
+                                          "previous op ended -> timing event written"),
     param<&H::launch, &LaunchSpec::wake_1ms>("launch", "wake_1ms", "s", kRequired,
                                              "extra kernel start after the host slept 1 ms"),
     param<&H::launch, &LaunchSpec::wake_100ms>("launch", "wake_100ms", "s", kRequired,

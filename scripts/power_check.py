@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "validate/data/h200-single"
 CASE = ROOT / "validate/cases/gemm.yaml"
 LOCK = "power:\n  clock: CLOCK\n"
-LAUNCH = "      - launch: gemm\n"
+LAUNCH = "      - record: start\n      - launch: gemm\n      - record: stop\n"
 # The case's bf16 kernel -> its fp8 form: the dtype, 128-byte k tiles, 1-byte operands from HBM.
 FP8 = [("dtype: bf16", "dtype: fp8"), ("k_tile: 64", "k_tile: 128"),
        ("(GM + GN) * GK * 2", "(GM + GN) * GK * 1")]
@@ -37,7 +37,8 @@ FP8 = [("dtype: bf16", "dtype: fp8"), ("k_tile: 64", "k_tile: 128"),
 def schedule_text(dtype, start):
     text = CASE.read_text()
     if LOCK not in text or not text.endswith(LAUNCH) or "\nparams:\n" not in text:
-        raise SystemExit(f"{CASE}: expected params, '{LOCK.strip()}' and one launch at the end")
+        raise SystemExit(f"{CASE}: expected params, '{LOCK.strip()}' and one launch between two "
+                         "records at the end")
     text = text.replace(LOCK, f"power:\n  start: {start}\n")
     text = text.replace("\nparams:\n", "\nparams:\n  REPS: 1\n")
     text = text[:-len(LAUNCH)] + "      - for: {var: i, from: 0, to: REPS, ops: [launch: gemm]}\n"

@@ -29,6 +29,7 @@ struct Command {
   sim::Time ready;            // when the call that enqueued it returned
   bool kernel = false;        // starts after launch.latency, launch.gap or launch.graph_node
   bool graph_node = false;    // a kernel node of a graph after its first
+  bool event = false;         // a timing event: written launch.event after the op before it
   sim::Duration wake;         // a kernel's extra start latency after its host slept
   std::optional<Clock> host;  // the data check: what its host thread knew at the call
   int call = -1;              // the critical path's step of the call that enqueued it
@@ -76,6 +77,9 @@ struct StreamRun {
   std::deque<Command> queue;
   const Op* running = nullptr;
   std::string waiting;  // set while blocked on an event
+  // When its last kernel, collective or timing event ended, or one that an event it waited
+  // for followed (a timing event is written launch.event after it); none before the first.
+  std::optional<sim::Time> work_end;
   CollectiveRun* collective = nullptr;
   const Entry* nccl = nullptr;  // the NCCL collective whose kernel it runs
   int launch = -1;              // the kernel launch it is in, for reports
@@ -324,21 +328,29 @@ class Executor {
     StreamRun& st = stream(i);
     const EventKey key = event_key(st, record.event, st.rank);
     check_event_count(op);
-    host_call(i, hw_.host.event_record, "cudaEventRecord",
-              {only(op, false, [this, i, key](sim::Duration) {
-                if (check_) check_->release(stream(i).agent, event_check_key(key));
-                const int recorded = stream(i).step;
-                events_.set(key, 1, false, [this, key, recorded](int waiter) {
-                  if (check_) check_->acquire(stream(waiter).agent, event_check_key(key));
-                  if (path_ && stream(waiter).step >= 0)
-                    (*path_)[static_cast<std::size_t>(stream(waiter).step)].cause = recorded;
-                  resume_later(waiter);
-                });
-                event_results_.push_back(
-                    {std::get<0>(key), s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
-                     std::get<2>(key), engine_.now()});
-                return true;
-              })});
+    const bool timing = record.timing;
+    Command c = only(op, false, [this, i, key, timing](sim::Duration) {
+      if (check_) check_->release(stream(i).agent, event_check_key(key));
+      const int recorded = stream(i).step;
+      // What a wait on it carries: the end of the work before it, a timing event's own write.
+      const std::optional<sim::Time> work =
+          timing ? std::optional(engine_.now()) : stream(i).work_end;
+      event_work_[key] = work;
+      events_.set(key, 1, false, [this, key, recorded, work](int waiter) {
+        if (check_) check_->acquire(stream(waiter).agent, event_check_key(key));
+        if (path_ && stream(waiter).step >= 0)
+          (*path_)[static_cast<std::size_t>(stream(waiter).step)].cause = recorded;
+        joined(waiter, work);
+        resume_later(waiter);
+      });
+      event_results_.push_back({std::get<0>(key),
+                                s_.event_names[static_cast<std::size_t>(std::get<1>(key))],
+                                std::get<2>(key), engine_.now()});
+      return true;
+    });
+    c.event = timing;
+    host_call(i, timing ? hw_.host.event_record : hw_.host.event_record_untimed, "cudaEventRecord",
+              {std::move(c)});
   }
 
   void call(int i, const Op& op, const WaitOp& wait) {
@@ -350,6 +362,7 @@ class Executor {
               {only(op, false, [this, i, key, rank](sim::Duration) {
                 if (events_.wait(key, 1, i)) {
                   if (check_) check_->acquire(stream(i).agent, event_check_key(key));
+                  joined(i, event_work_[key]);
                   return true;
                 }
                 stream(i).waiting =
@@ -761,8 +774,17 @@ class Executor {
       if (c.host) check_->acquire(st.agent, *c.host);
       began_[static_cast<std::size_t>(i)] = engine_.now();
       record_gpu_step(i, c);
+      if (c.event && st.work_end && *st.work_end + hw_.launch.event > engine_.now()) {
+        // The front end's turn on a timing event queued behind work (models/launch.hpp).
+        engine_.schedule_at(*st.work_end + hw_.launch.event, [this, i, start = std::move(c.start)] {
+          start(sim::Duration::zero());
+          op_done(i, "event");
+        });
+        return;
+      }
       if (c.start(launch)) {
         st.running = nullptr;
+        work_ended(i, *c.op);
         end_step(i, {});
       }
     }
@@ -860,8 +882,27 @@ class Executor {
   void op_done(int i, std::string_view label) {
     trace_slice(i, label);
     end_step(i, label);
+    if (const Op* op = stream(i).running) work_ended(i, *op);
     stream(i).running = nullptr;
     run_gpu(i);
+  }
+
+  // The work a timing event waits for (models/launch.hpp): kernels, collectives and timing
+  // events. A timing event after a copy is written about as late (event_gap.csv), but
+  // copy_engine.setup, fitted on events around one copy, holds that time already.
+  void work_ended(int i, const Op& op) {
+    const auto* record = std::get_if<RecordOp>(&op.what);
+    if (std::holds_alternative<WaitOp>(op.what) || std::holds_alternative<MemcpyOp>(op.what) ||
+        (record && !record->timing))
+      return;
+    stream(i).work_end = engine_.now();
+  }
+
+  // Stream i waited for an event: a timing event after it waits for the work the event followed
+  // too (stream_wake.csv: across streams it is written as late as in one).
+  void joined(int i, std::optional<sim::Time> work) {
+    std::optional<sim::Time>& end = stream(i).work_end;
+    if (work && (!end || *end < *work)) end = work;
   }
 
   std::string blocked_reason(const StreamRun& st) const {
@@ -980,6 +1021,7 @@ class Executor {
   std::vector<HostThread> threads_;
   std::vector<sim::Time> began_;  // per stream: when its running op began on the GPU
   Events events_;
+  std::map<EventKey, std::optional<sim::Time>> event_work_;  // what waits on each event carry
   std::map<std::pair<int, int>, Entry> collectives_;
   std::vector<Ordered> collective_order_;
   std::optional<nccl::Comm> nccl_comm_;     // NCCL's communicator, made on first use

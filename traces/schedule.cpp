@@ -286,7 +286,7 @@ class Parser {
         op.what = parse_memcpy(body);
         break;
       case Kind::record:
-        op.what = RecordOp{parse_event(body, false)};
+        op.what = parse_record(body);
         break;
       case Kind::wait:
         op.what = WaitOp{parse_event(body, true)};
@@ -397,7 +397,14 @@ class Parser {
     return m;
   }
 
-  EventRef parse_event(const sim::Node& node, bool is_wait) {
+  RecordOp parse_record(const sim::Node& node) {
+    RecordOp record;
+    record.event = parse_event(node, false, &record.timing);
+    return record;
+  }
+
+  // `timing`: a record's, when the op is a map (left as it is otherwise).
+  EventRef parse_event(const sim::Node& node, bool is_wait, bool* timing = nullptr) {
     EventRef e;
     sim::Node name = node;
     if (node.is_map()) {
@@ -406,6 +413,8 @@ class Parser {
       if (auto n = r.optional("index")) e.index = Expr::parse(*n, scope_);
       if (is_wait) {
         if (auto n = r.optional("rank")) e.rank = Expr::parse(*n, scope_);
+      } else if (auto n = r.optional("timing")) {
+        *timing = n->as_bool();
       }
       r.finish();
     }

@@ -95,6 +95,9 @@ struct MemcpyOp {
 
 struct RecordOp {
   EventRef event;
+  // A timing event (CUDA's default) costs the GPU launch.event after the work before it;
+  // `timing: false` (cudaEventDisableTiming) costs it nothing (event_gap.csv).
+  bool timing = true;
 };
 
 struct WaitOp {

@@ -93,7 +93,7 @@ const std::vector<Fit>& calibration_fits() {
       {"launch",
        {{F::data, "launch.csv", {"kernel", "mode", "grid_ctas", "us_per_launch_median"}}},
        {},
-       {"sm.count"},
+       {"sm.count", "launch.event"},
        {"launch.per_cta", "launch.graph_node", "host.launch", "launch.latency", "launch.gap",
         "host.graph_launch", "host.sync"},
        fits::launch},

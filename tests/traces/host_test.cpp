@@ -40,6 +40,8 @@ models::HardwareSpec machine() {
   hw.launch.gap = Duration::us(1);
   hw.launch.graph_node = Duration::ns(500);
   hw.launch.per_cta = Duration::ns(1);
+  hw.launch.event = Duration::ns(1500);
+  hw.host.event_record_untimed = Duration::ns(500);
   return hw;
 }
 
@@ -201,6 +203,37 @@ TEST_CASE("an isolated launch waits launch.latency, a queued one launch.gap, a g
   // A graph of three kernels: one call (1 us) enqueues them; the first starts 2 us later, the
   // next two launch.graph_node apart: 3, 3.5, 4 us.
   CHECK(end_of("[graph: [launch: empty, launch: empty, launch: empty]]", machine()) == us(4));
+}
+
+TEST_CASE("a timing event is written launch.event after the work before it, an untimed one not") {
+  auto recorded = [](const std::string& streams) {
+    const RunResult r =
+        run(std::string("world: 1\nparams: {GRID: 1}\n") + kEmptyKernel + "streams:\n" + streams);
+    REQUIRE(r.blocked.empty());
+    std::vector<std::int64_t> at;
+    for (const auto& e : r.recorded) at.push_back(e.at.picoseconds());
+    return at;
+  };
+  // The kernel's call returns at 4 us and it runs at 6 us (empty). Record a's call returns at
+  // 5 us, before the kernel ended: written launch.event after it, at 7.5 us; record b, after
+  // a timing event, 1.5 us later again: 9 us.
+  CHECK(recorded("  - {name: s, ops: [launch: empty, record: a, record: b]}\n") ==
+        std::vector<std::int64_t>{us(7.5), us(9)});
+  // An untimed event (its call [4, 4.5] us) costs the GPU nothing: marked as the kernel ahead
+  // of it ends, at 6 us; the timing event after it (call returns at 5.5 us) is written
+  // launch.event after the kernel, as the untimed one added no work: 7.5 us.
+  CHECK(recorded("  - {name: s, ops: [launch: empty, {record: {event: a, timing: false}}, "
+                 "record: b]}\n") == std::vector<std::int64_t>{us(6), us(7.5)});
+  // Across streams (one host thread): s's kernel runs at 6 us, its untimed event x at 6 us
+  // (call [4, 4.5]); t's wait (call [4.5, 5.5]) resumes then, and t's timing event (call
+  // returns at 6.5 us) is written launch.event after the kernel that x followed: 7.5 us.
+  CHECK(recorded("  - {name: s, ops: [launch: empty, {record: {event: x, timing: false}}]}\n"
+                 "  - {name: t, ops: [wait: x, record: b]}\n") ==
+        std::vector<std::int64_t>{us(6), us(7.5)});
+  // After a copy, none: copy_engine.setup holds it (the copy's call returns at 3 us, it ends at
+  // 5.52 us; the record's call returns at 4 us and waits for the copy only).
+  CHECK(recorded("  - {name: s, ops: [memcpy: {bytes: 1000}, record: a]}\n") ==
+        std::vector<std::int64_t>{us(5.52)});
 }
 
 TEST_CASE("the dispatcher starts a round of one CTA per SM every sm.count x per_cta") {

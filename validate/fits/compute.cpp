@@ -58,9 +58,11 @@ Mainloop busiest_cta(const traces::Schedule& gemm, int sms, std::int64_t m, std:
 // after it starts (the dispatcher; the CTAs do nothing).
 //   graph_back_to_back: t = graph_node + D(C) x per_cta (the GPU alone; a line in D(C));
 //   host_enqueue:       t = host.launch (the host alone);
-//   single_event:       t = host.launch + latency + D(C) x per_cta (events around one launch);
+//   single_event:       t = host.launch + latency + D(C) x per_cta + launch.event (events
+//                       around one launch: the stop event is written launch.event after the
+//                       kernel ends, models/launch.hpp; launch.event from the base preset);
 //   stream_back_to_back where the GPU binds (t > 1.1 x host.launch): t = gap + D(C) x per_cta;
-//   graph_single:       t = host.graph_launch + latency + D(C) x per_cta;
+//   graph_single:       t = host.graph_launch + latency + D(C) x per_cta + launch.event;
 //   single_sync (host wall time): t = host.launch + latency + D(C) x per_cta + host.sync.
 void launch(Calibrator& c) {
   const MeasurementTable& t = c.table("launch.csv");
@@ -109,13 +111,16 @@ void launch(Calibrator& c) {
                       "launch call), mean",
                       lines(t, enqueue)));
 
+  const double event = c.base().launch.event.seconds();
   const Rows single = rows("single_event");
   const double latency = mean_of(
-      t, single, [&](std::size_t r) { return sec(r) - host - dispatch(r); }, "launch.latency");
+      t, single, [&](std::size_t r) { return sec(r) - host - dispatch(r) - event; },
+      "launch.latency");
   c.write("launch.latency", ps_value(latency), latency,
           fmt::format("fit: launch.csv lines {} (empty kernel, single_event: events around one "
-                      "launch), mean of t - host.launch - D(ctas) x per_cta",
-                      lines(t, single)));
+                      "launch), mean of t - host.launch - D(ctas) x per_cta - launch.event "
+                      "({:.3f} us, {})",
+                      lines(t, single), event * 1e6, c.base_name()));
 
   const Rows b2b = select(c, t, {{"kernel", "empty"}, {"mode", "stream_back_to_back"}},
                           [&](std::size_t r) { return sec(r) > 1.1 * host; });
@@ -129,12 +134,12 @@ void launch(Calibrator& c) {
 
   const Rows gsingle = rows("graph_single");
   const double graph_launch = mean_of(
-      t, gsingle, [&](std::size_t r) { return sec(r) - latency - dispatch(r); },
+      t, gsingle, [&](std::size_t r) { return sec(r) - latency - dispatch(r) - event; },
       "host.graph_launch");
   c.write("host.graph_launch", ps_value(graph_launch), graph_launch,
           fmt::format("fit: launch.csv lines {} (empty kernel, graph_single: events around one "
                       "replay of a one-kernel graph), mean of t - launch.latency - D(ctas) x "
-                      "per_cta",
+                      "per_cta - launch.event",
                       lines(t, gsingle)));
 
   const Rows sync = rows("single_sync");
