@@ -22,6 +22,7 @@
 #include <string>
 
 #include "common.cuh"
+#include "kernels.cuh"
 
 using namespace mgbench;
 
@@ -31,25 +32,13 @@ constexpr int kDev = 0;
 constexpr unsigned long long kSpinNs = 200'000;
 constexpr int kWarmup = 3, kReps = 41;
 
-__device__ unsigned long long now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__global__ void spin_kernel() {
-  const unsigned long long t0 = now();
-  while (now() - t0 < kSpinNs) {
-  }
-}
-
 // stamps[first] = start, stamps[first + 1] = end, by thread 0 (the CTA is one warp).
 __global__ void stamp_kernel(unsigned long long* stamps, int first) {
-  const unsigned long long t = now();
+  const unsigned long long t = globaltimer_ns();
   __syncwarp();
   if (threadIdx.x == 0) {
     stamps[first] = t;
-    stamps[first + 1] = now();
+    stamps[first + 1] = globaltimer_ns();
   }
 }
 
@@ -93,7 +82,7 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaDeviceSynchronize());
       CUDA_CHECK(cudaMemset(stamps, 0, 64));
       CUDA_CHECK(cudaDeviceSynchronize());
-      spin_kernel<<<1, 32, 0, s>>>();
+      spin_ns_kernel<<<1, 32, 0, s>>>(kSpinNs);
       LAUNCH_CHECK();
       if (between) {
         stamp(0);

@@ -42,6 +42,14 @@ __device__ inline unsigned long long globaltimer_ns() {
   return t;
 }
 
+// One thread block spinning for `ns` of %globaltimer: enqueued first, it keeps the stream busy
+// while the host enqueues what is timed behind it (small_kernel.cu, event_gap.cu).
+__global__ void spin_ns_kernel(unsigned long long ns) {
+  const unsigned long long t0 = globaltimer_ns();
+  while (globaltimer_ns() - t0 < ns) {
+  }
+}
+
 // A fence by scope, as the fence-timing loops issue it (sync_prims.cu, sm_groups.cu): 0 none,
 // 1 __threadfence_block (cta), 2 __threadfence (gpu), 3 __threadfence_system (system).
 __device__ inline void fence_by_scope(int scope) {

@@ -17,45 +17,32 @@
 #include <cstring>
 
 #include "common.cuh"
+#include "kernels.cuh"
 
 using namespace mgbench;
 
 namespace {
 
 constexpr int kDev = 0;
-constexpr int kThreads = 256;
+constexpr int kBlockThreads = 256;
 constexpr unsigned long long kSpinNs = 200'000;
 constexpr size_t kFlushBytes = 256 * MiB;
 
-__global__ void spin_kernel() {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < kSpinNs);
-}
-
-__device__ __forceinline__ unsigned long long now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 // stamps[0] = min CTA start, stamps[1] = max CTA end.
 template <bool kCopy>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kBlockThreads)
     small_kernel(const float4* __restrict__ a, float4* __restrict__ c, size_t n,
                  unsigned long long* stamps) {
   unsigned long long start = 0;
-  if (threadIdx.x == 0) start = now();
+  if (threadIdx.x == 0) start = globaltimer_ns();
   if constexpr (kCopy) {
-    const size_t i = size_t(blockIdx.x) * kThreads + threadIdx.x;
+    const size_t i = size_t(blockIdx.x) * kBlockThreads + threadIdx.x;
     if (i < n) c[i] = a[i];
   }
   __syncthreads();
   if (threadIdx.x == 0) {
     atomicMin(&stamps[0], start);
-    atomicMax(&stamps[1], now());
+    atomicMax(&stamps[1], globaltimer_ns());
   }
 }
 
@@ -79,7 +66,7 @@ int main(int argc, char** argv) {
           "A small flat copy or empty kernel between two events on GPU 0, by the prior work on "
           "its stream; the kernel's own span by %globaltimer; see small_kernel.cu",
           {kDev},
-          {{"threads_per_cta", std::to_string(kThreads)},
+          {{"threads_per_cta", std::to_string(kBlockThreads)},
            {"spin_ns", std::to_string(kSpinNs)},
            {"flush_bytes", std::to_string(kFlushBytes)}},
           "prior,kernel,bytes,grid," + stat_cols("time_us") +
@@ -104,14 +91,14 @@ int main(int argc, char** argv) {
       const bool copy = kernel[0] == 'c';
       for (size_t bytes : {1 * MiB, 16 * MiB}) {
         const size_t n = bytes / 16;
-        const unsigned grid = unsigned(n / kThreads);
+        const unsigned grid = unsigned(n / kBlockThreads);
         std::vector<double> times, spans;
         int ok = 1;
         for (int rep = 0; rep < kWarmup + kReps; ++rep) {
           CUDA_CHECK(cudaMemcpy(stamps, init, sizeof init, cudaMemcpyHostToDevice));
           CUDA_CHECK(cudaMemset(c, 0xff, bytes));
           CUDA_CHECK(cudaDeviceSynchronize());
-          spin_kernel<<<1, 32, 0, s>>>();
+          spin_ns_kernel<<<1, 32, 0, s>>>(kSpinNs);
           if (std::strcmp(prior, "memset") == 0)
             CUDA_CHECK(cudaMemsetAsync(flush, 0, kFlushBytes, s));
           if (std::strcmp(prior, "store_kernel") == 0)
@@ -120,9 +107,9 @@ int main(int argc, char** argv) {
           const auto* a4 = reinterpret_cast<const float4*>(a);
           auto* c4 = reinterpret_cast<float4*>(c);
           if (copy)
-            small_kernel<true><<<grid, kThreads, 0, s>>>(a4, c4, n, stamps);
+            small_kernel<true><<<grid, kBlockThreads, 0, s>>>(a4, c4, n, stamps);
           else
-            small_kernel<false><<<grid, kThreads, 0, s>>>(a4, c4, n, stamps);
+            small_kernel<false><<<grid, kBlockThreads, 0, s>>>(a4, c4, n, stamps);
           LAUNCH_CHECK();
           ev.stop(s);
           // Still spinning: the host enqueued the whole repetition ahead of the GPU.
