@@ -16,7 +16,8 @@
 # copy / add / triad kernels by size, launched flat or grid-stride), small_kernel (issues 9 and 15:
 # a small kernel's time between events by the work before it, split into its own span and the
 # rest), event_gap (issues 9 and 15: the GPU time timing events and small copies add between
-# queued work), nccl_host (issue 10: NCCL's host cost per call on a one-rank communicator, beside the
+# queued work), host_memcpy (issue 9: the host cost of device-to-device cudaMemcpyAsync by pointer
+# reuse, batch and size), nccl_host (issue 10: NCCL's host cost per call on a one-rank communicator, beside the
 # CUDA calls the host model charges for it), attention (issue 15: PyTorch's attention backends,
 # FlashAttention-2, cuDNN and the memory-efficient kernel, by shape: validate/torch/attention.py),
 # attention_clock (the SM clock the attention kernels run at, by a probe kernel, against NVML's),
@@ -72,7 +73,7 @@ echo "NCCL_ROOT=${NCCL_ROOT:-none}"
 [ -n "$NCCL_ROOT" ] && export NCCL_ROOT LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap nccl_host >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap host_memcpy nccl_host >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
@@ -117,6 +118,7 @@ step stream_wake 60 "$BIN/stream_wake" --out .
 step membound 120 "$BIN/membound" --out .
 step small_kernel 60 "$BIN/small_kernel" --out .
 step event_gap 60 "$BIN/event_gap" --out .
+step host_memcpy 60 "$BIN/host_memcpy" --out .
 step nccl_host 90 "$BIN/nccl_host" --out .
 step attention 450 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention.py" --out .
 step attention_clock 120 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention_clock.py" --out .
