@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   Csv csv(argc, argv, "host_memcpy.csv",
           "Host wall time and GPU spacing of cudaMemcpyAsync device to device by mode, pointer "
           "reuse and size; see host_memcpy.cu",
-          {kDev}, {{"calls_per_rep", std::to_string(kCalls)}, {"timer", "steady_clock, CUDA events"}},
+          {kDev},
+          {{"calls_per_rep", std::to_string(kCalls)}, {"timer", "steady_clock, CUDA events"}},
           "mode,pointers,bytes," + stat_cols("host_us") + "," + stat_cols("gpu_us") + ",reps,ok");
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
