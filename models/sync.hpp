@@ -24,12 +24,13 @@
 //     then the store; an acquire load costs nothing more (the measured release/acquire pairs cost
 //     the release's fence alone);
 //   - a gpu- or system-scope fence waits for its SM's stores to reach the L2 partition that owns
-//     their address: `fence_far` longer when that is the partition far from the SM (sm_groups.csv:
-//     211 ns near, 289 ns far, every other 4 KiB of addresses, and half the SMs far from any one
-//     address). mgsim has no addresses, so it spreads a kernel's CTAs over the partitions as the
-//     hardware spreads them over its GPCs: CTA i sits by partition i mod l2.partitions and the data
-//     it fences lives in partition 0 (models/l2.hpp). One CTA fences near; a kernel fencing on two
-//     or more CTAs waits for a far one, as fence.csv's 32-132 CTA rows do.
+//     their address: longer when that is the partition far from the SM (sm_groups.csv: SM 0 fences
+//     in 211 ns near, 289 ns far, every other 4 KiB of addresses; alone, the 132 SMs fence their
+//     words in 198 to 306 ns). mgsim has no addresses, so it spreads a kernel's CTAs over the
+//     partitions as the hardware spreads them over its GPCs: CTA i sits by partition i mod
+//     l2.partitions and the data it fences lives in partition 0 (models/l2.hpp). One CTA fences
+//     near; a kernel fencing on two or more CTAs ends with its slowest, `fence_far` (the slowest
+//     SM's fence over the fastest's) later, as fence.csv's 32-132 CTA rows do (gpu: 294-309 ns).
 // Ignores: the polling loop's own traffic (a wait that starts after the write landed sees it at
 // once), L2 slice placement of flags, contention of atomics to different addresses, fences
 // waiting for outstanding stores (a fence costs the same whatever is in flight), which of a

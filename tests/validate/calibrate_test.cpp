@@ -129,3 +129,26 @@ TEST_CASE("the tensor clock is fitted in the case file's GEMM tiling") {
   CHECK_THAT(clock->source, Catch::Contains("2 x 128 x 128 x k, the 128 x 128 persistent tiling"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("the far partition's fence cost is the spread of the SMs fencing alone") {
+  // A kernel fencing on many SMs ends with its slowest one: sync.fence_far is the slowest SM's
+  // fence over the fastest's, read here straight from sm_groups.csv's fence_gpu `alone` rows
+  // (test,set,param,active,probe_sm,probe,...: column 6 is the SM's ns per fenced store).
+  std::ifstream in(kSource + "/validate/data/h200-single/sm_groups.csv");
+  REQUIRE(in);
+  double lo = 1e300, hi = 0;
+  int sms = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("fence_gpu,alone,")) continue;
+    std::istringstream cells(line);
+    std::string cell;
+    for (int i = 0; i < 6; ++i) std::getline(cells, cell, ',');
+    lo = std::min(lo, std::stod(cell));
+    hi = std::max(hi, std::stod(cell));
+    ++sms;
+  }
+  REQUIRE(sms == 132);
+  const auto hw = mgsim::models::load_hardware(kSource + "/models/presets/h200.calibrated.yaml");
+  // The file holds picoseconds: within half a picosecond of the measured spread.
+  CHECK(hw.sync.fence_far.seconds() * 1e9 == Approx(hi - lo).margin(5e-4));
+}

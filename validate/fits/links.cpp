@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -154,38 +155,19 @@ namespace {
 // sync.fence_far (see fences()).
 void far_partition(Calibrator& c) {
   const MeasurementTable& t = c.table(kSmGroupsCsv);
-  const std::size_t set = c.column(t, "set", Unit::none);
   const std::size_t probe = c.column(t, "probe", Unit::none);
-  const Rows rows = select(c, t, {{"test", "fence_gpu"}, {"unit", "ns_per_iter"}}, [&](auto r) {
-    return t.text(r, set) == "offset_sm0" || t.text(r, set) == "offset_sm2";
-  });
-  if (rows.empty()) out_of_range(t, "no fence_gpu offset_sm0 or offset_sm2 rows");
-  double lo = t.number(rows.front(), probe), hi = lo;
-  for (const std::size_t r : rows) {
-    lo = std::min(lo, t.number(r, probe));
-    hi = std::max(hi, t.number(r, probe));
-  }
-  const double mid = (lo + hi) / 2;
-  double near_sum = 0, far_sum = 0;
-  std::size_t far = 0;
-  for (const std::size_t r : rows) {
-    const double v = t.number(r, probe);
-    (v < mid ? near_sum : far_sum) += v;
-    far += v < mid ? 0 : 1;
-  }
-  const std::size_t near = rows.size() - far;
-  // Two partitions interleaved by address: each class holds about half the offsets.
-  if (4 * std::min(near, far) < rows.size())
-    out_of_range(t, fmt::format("fence_gpu offsets: {} near and {} far of {}, not two classes of "
-                                "about half each",
-                                near, far, rows.size()));
-  const double near_ns = near_sum / double(near), far_ns = far_sum / double(far);
+  const Rows rows =
+      select(c, t, {{"test", "fence_gpu"}, {"set", "alone"}, {"unit", "ns_per_iter"}});
+  if (rows.size() < 2) out_of_range(t, "fewer than two fence_gpu alone rows (one per SM)");
+  const auto [lo, hi] = std::ranges::minmax_element(
+      rows, std::less{}, [&](std::size_t r) { return t.number(r, probe); });
+  const double near_ns = t.number(*lo, probe), far_ns = t.number(*hi, probe);
   const double extra = (far_ns - near_ns) * 1e-9;
-  c.write("sync.fence_far", ps_value(extra), extra,
-          fmt::format("fit: {} lines {} (fence_gpu, SM 0 and SM 2 alone, the fenced word at {} "
-                      "offsets: {} near at {:.1f} ns, {} far at {:.1f} ns, split at {:.1f} ns): "
-                      "far - near",
-                      kSmGroupsCsv, lines(t, rows), rows.size(), near, near_ns, far, far_ns, mid));
+  c.write(
+      "sync.fence_far", ps_value(extra), extra,
+      fmt::format("fit: {} lines {} (fence_gpu, each SM alone fencing its word): the slowest "
+                  "SM (line {}, {:.1f} ns) - the fastest (line {}, {:.1f} ns)",
+                  kSmGroupsCsv, lines(t, rows), t.line_of(*hi), far_ns, t.line_of(*lo), near_ns));
 }
 
 }  // namespace
@@ -202,9 +184,9 @@ void far_partition(Calibrator& c) {
 //   fence_<scope>_round (gpu, system) = the row of twice that many warps - the one-warp row: the
 //     warps too many for the first round take the next (fence_warps_timeline.csv says how far
 //     apart rounds start when warps out of step alternate them: scripts/fence_rounds.py);
-//   fence_far = from sm_groups.csv's rows of SM 0 and SM 2 alone, each fencing its word at 512
-//     offsets over 64 KiB: the offsets fall in two classes (the store's L2 partition near or far
-//     from the SM), split at the midpoint of the fastest and the slowest; far mean - near mean.
+//   fence_far = from sm_groups.csv's rows of each SM alone fencing its word: the slowest SM's
+//     fence - the fastest's. A kernel fencing on many CTAs ends with its slowest, so the far
+//     partition costs what the farthest SM pays, not the mean of the far SMs.
 void fences(Calibrator& c) {
   const MeasurementTable& t = c.table(kFenceCsv);
   const std::size_t threads = c.column(t, "threads_per_cta", Unit::none);
