@@ -205,4 +205,10 @@ sim::ResourceId Gpu::l2_reduce() {
   return *l2_reduce_;
 }
 
+sim::ResourceId Gpu::hbm_write() {
+  if (!hbm_write_)
+    hbm_write_ = add("hbm.write", spec_->hbm.write_bandwidth, UnitKind::hbm, "hbm.write");
+  return *hbm_write_;
+}
+
 }  // namespace mgsim::models

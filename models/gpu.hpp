@@ -20,6 +20,8 @@
 //                               crosses it sm.store_cost times; not catalogued)
 //     l2 (l2)                   l2.bandwidth
 //     l2.reduce (l2.reduce)     l2.reduction_bandwidth: store-adds' read-modify-writes
+//     hbm.write (hbm.write)     hbm.write_bandwidth: what writes to HBM cross besides hbm (the
+//                               write side alone is slower than reads and writes together)
 //     tma.peer.out/in, ldst.peer.out/in, tma_add.peer.out/in
 //                               SM-driven NVLink egress and ingress per path: peer_bandwidth(spec,
 //                               tma | ldst | tma_reduce)
@@ -155,6 +157,8 @@ class Gpu {
   sim::ResourceId l2() { return l2_ ? *l2_ : create_l2(); }
   // Where a store-add's read-modify-write happens: this GPU's L2 as the destination.
   sim::ResourceId l2_reduce();
+  // What a write to this GPU's HBM crosses besides hbm(): the write side's own limit.
+  sim::ResourceId hbm_write();
 
  private:
   sim::ResourceId create_fp32_pipe(int sm);
@@ -186,7 +190,7 @@ class Gpu {
   std::vector<std::optional<sim::ResourceId>> memory_;       // per SM, each on first use
   // Communication warps running per SM, by CommWarp.
   std::vector<std::array<int, 2>> comm_warps_;
-  std::optional<sim::ResourceId> l2_, l2_reduce_;
+  std::optional<sim::ResourceId> l2_, l2_reduce_, hbm_write_;
   // By PeerPath (copy_engine, tma, ldst, tma_reduce) and PortDirection.
   std::array<std::array<std::optional<sim::ResourceId>, 2>, 4> peer_;
 };

@@ -1,7 +1,8 @@
 // HBM (device memory) of one GPU.
 //
-// Models: capacity, peak read and write bandwidth (one shared resource in the fluid solver; the
-// write figure caps write-only streams) and idle load latency.
+// Models: capacity, peak bandwidth (one resource in the fluid solver that reads and writes
+// share), the write side's own peak (a second resource that only writes cross, models/gpu.hpp's
+// hbm.write: a write-only stream is capped by it) and idle load latency.
 // Ignores: bank and channel conflicts, refresh, read/write turnaround beyond the separate write
 // bandwidth, ECC overhead beyond what the datasheet figure already includes.
 #pragma once

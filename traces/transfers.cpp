@@ -61,10 +61,11 @@ void Transfers::start(int owner, int engine_index, Request req) {
         if (--*pending == 0) (*shared_finish)();
       };
       // The engine's own rate is not the limit here (its `bandwidth` is what it reaches over
-      // NVLink): HBM's, shared by the read and the write.
-      const sim::ResourceId path[] = {hbm};
-      net_.start_flow(path, req.bytes, std::nullopt, one_done);
-      net_.start_flow(path, req.bytes, std::nullopt, one_done);
+      // NVLink): HBM's, shared by the read and the write, the write on HBM's write side too.
+      const sim::ResourceId read[] = {hbm};
+      const sim::ResourceId write[] = {hbm, gpu(req.src).hbm_write()};
+      net_.start_flow(read, req.bytes, std::nullopt, one_done);
+      net_.start_flow(write, req.bytes, std::nullopt, one_done);
       return;
     }
     path_.clear();

@@ -459,6 +459,21 @@ TEST_CASE("one SM's loads and stores share its memory pipe, a stored byte taking
             100) == 1'000'000 + 564'000 + 100'000'000);
 }
 
+TEST_CASE("a store to HBM crosses HBM's write side, a load does not") {
+  // One CTA moves 1 MB by TMA (windows and pipe far above the rates) to or from local HBM
+  // (1000 GB/s, its write side 250 GB/s): a store at 250 GB/s, 4 us, a load at 1000 GB/s, 1 us,
+  // each after the launch (1 us), HBM's latency (500 ns) and 64 TMA issue cycles.
+  auto run = [](const char* op) {
+    models::HardwareSpec hw = toy_device();
+    hw.hbm.write_bandwidth = sim::Bandwidth::GBps(250);
+    const std::string ops =
+        std::string("      - {name: r, ops: [{") + op + ": {bytes: 1000000, via: tma}}]}\n";
+    return stream_end(run_kernels(one_kernel("1", ops), 1, hw).result, 0, "s");
+  };
+  CHECK(run("store") == 1'000'000 + 564'000 + 4'000'000);
+  CHECK(run("load") == 1'000'000 + 564'000 + 1'000'000);
+}
+
 TEST_CASE("a communication role takes its share of the SM's math pipe while it moves data") {
   // One CTA: a math role (20e6 flops at the toy's 1e12 flops/s: 20 us alone) and a role storing
   // 1e6 B locally by ld/st (a 240 GB/s memory pipe / store_cost 4: 60 GB/s, 16.666667 us after the

@@ -182,6 +182,7 @@ streams:
   dev.copy_engine.bandwidth = sim::Bandwidth::GBps(1000);
   dev.copy_engine.setup = sim::Duration::us(2);
   dev.hbm.bandwidth = sim::Bandwidth::GBps(1000);
+  dev.hbm.write_bandwidth = sim::Bandwidth::GBps(600);  // the write side alone: not the limit
   dev.hbm.latency = sim::Duration::ns(500);
   dev.nvlink.links = 0;  // no NVLink: no peer ports
   sim::Engine engine;
@@ -193,6 +194,8 @@ streams:
   // HBM carries the read and the write: 2e9 B / 1000 GB/s = 2 ms; the engine's rate (its NVLink
   // side) carries none of a local copy. The bound is HBM's 2 ms.
   CHECK(term(r, "gpu0.hbm").amount == 2'000'000'000);
+  // HBM's write side carries the write alone: 1e9 B / 600 GB/s = 1.67 ms, under HBM's 2 ms.
+  CHECK(term(r, "gpu0.hbm.write").amount == 1'000'000'000);
   CHECK(term(r, "gpu0.copy_engine").amount == 0);
   CHECK(r.bound.picoseconds() == 2'000'000'000);
   REQUIRE(r.bottleneck() != nullptr);
@@ -204,7 +207,7 @@ streams:
   CHECK(result.end.picoseconds() == 2'005'500'000);
   CHECK(term(r, "gpu0.hbm").utilisation == Approx(2.0 / 2.0055).epsilon(1e-12));
   // The crossbar's ports were never registered, so they are not in the roofline.
-  CHECK(r.terms.size() == 2);
+  CHECK(r.terms.size() == 3);
 }
 
 TEST_CASE("nothing carried: no bottleneck, a zero bound and a zero fraction") {

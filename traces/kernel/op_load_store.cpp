@@ -153,7 +153,10 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     add_flow(r, owner.l2(), route, hits, cap);
     if (misses.count() > 0) add_phase(r, Duration::zero());
   }
-  if (misses.count() > 0 || hits.count() == 0) add_flow(r, owner.hbm(), route, misses, cap);
+  if (misses.count() > 0 || hits.count() == 0) {
+    FlowSpec& f = add_flow(r, owner.hbm(), route, misses, cap);
+    if (!is_load) f.path.push_back(owner.hbm_write());  // a store's misses are written to HBM
+  }
   run_phases(x, r);
   return false;
 }
