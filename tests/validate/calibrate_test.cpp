@@ -152,3 +152,33 @@ TEST_CASE("the far partition's fence cost is the spread of the SMs fencing alone
   // The file holds picoseconds: within half a picosecond of the measured spread.
   CHECK(hw.sync.fence_far.seconds() * 1e9 == Approx(hi - lo).margin(5e-4));
 }
+
+TEST_CASE("HBM's full-chip rates are the bytes over the time less an empty launch's") {
+  // hbm.csv's rows on 132 SMs and launch.csv's empty kernel of 132 CTAs are both timed between
+  // two events around one launch; the model charges that launch itself, so the fitted peak is
+  // bytes_moved / (time_us_median - the empty kernel's us_per_launch_median).
+  auto cell = [](const std::string& file, const std::string& prefix, int column) {
+    std::ifstream in(kSource + "/validate/data/h200/" + file);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.starts_with(prefix)) continue;
+      std::istringstream cells(line);
+      std::string c;
+      for (int i = 0; i <= column; ++i) std::getline(cells, c, ',');
+      return std::stod(c);
+    }
+    FAIL("no row " << prefix << " in " << file);
+    return 0.0;
+  };
+  // launch.csv: kernel,mode,grid_ctas,threads_per_cta,launches_per_rep,us_per_launch_median
+  const double empty_us = cell("launch.csv", "empty,single_event,132,", 5);
+  // hbm.csv: op,sms,ctas_per_sm,threads_per_cta,buffer_bytes,bytes_moved,time_us_median
+  auto rate = [&](const std::string& op) {
+    const std::string row = op + ",132,";
+    return cell("hbm.csv", row, 5) / ((cell("hbm.csv", row, 6) - empty_us) * 1e-6);
+  };
+  const auto hw = mgsim::models::load_hardware(kSource + "/models/presets/h200.calibrated.yaml");
+  CHECK(static_cast<double>(hw.hbm.bandwidth.bytes_per_second()) ==
+        Approx(rate("read")).epsilon(1e-6));
+  CHECK(static_cast<double>(hw.hbm.write_bandwidth.bytes_per_second()) ==
+        Approx(rate("write")).epsilon(1e-6));
+}

@@ -57,8 +57,8 @@ OneCtaL2Reads one_cta_l2_reads(Calibrator& c) {
 
 }  // namespace
 
-// Full-chip read and write rates (the rows on all SMs), and the latency the per-SM read rate on
-// few SMs implies: bytes in flight per SM / r.
+// Full-chip read and write rates (the rows on all SMs, net of the launch their time includes),
+// and the latency the per-SM read rate on few SMs implies: bytes in flight per SM / r.
 void hbm(Calibrator& c) {
   const MeasurementTable& hbm = c.table("hbm.csv");
   const std::size_t gbps = c.column(hbm, "gbps_median", Unit::gbps);
@@ -78,17 +78,43 @@ void hbm(Calibrator& c) {
                   "waits {:.0f} latencies: scripts/sass_loads.py)",
                   lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, per_loop,
                   cta_threads, kHbmLoadsPerThread, kHbmLoadBytes, kHbmLoadRounds, kHbmLoadRounds));
+  // The full-chip rows are timed by events around one launch, as launch.csv's single_event rows
+  // time an empty kernel of as many CTAs: the rate is the bytes over the time less that one's.
   const int count = c.base().sm.count;
-  for (const auto& [op, parameter] :
-       {std::pair{"read", "hbm.bandwidth"}, std::pair{"write", "hbm.write_bandwidth"}}) {
-    const Rows full = select_all_sms(c, hbm, {{"op", op}}, {}, op);
-    if (full.size() != 1)
+  const std::pair<const char*, const char*> ops[] = {{"read", "hbm.bandwidth"},
+                                                     {"write", "hbm.write_bandwidth"}};
+  Rows full;
+  for (const auto& [op, parameter] : ops) {
+    const Rows rows = select_all_sms(c, hbm, {{"op", op}}, {}, op);
+    if (rows.size() != 1)
       out_of_range(hbm,
-                   fmt::format("expected one {} row on {} SMs, found {}", op, count, full.size()));
-    const double rate = hbm.number(full[0], gbps) * 1e9;
+                   fmt::format("expected one {} row on {} SMs, found {}", op, count, rows.size()));
+    full.push_back(rows[0]);
+  }
+  const MeasurementTable& launch = c.table("launch.csv");
+  const std::size_t ctas = c.column(launch, "grid_ctas", Unit::none);
+  const Rows empty = select(c, launch, {{"kernel", "empty"}, {"mode", "single_event"}},
+                            [&](std::size_t r) { return launch.number(r, ctas) == count; });
+  if (empty.size() != 1)
+    out_of_range(launch, fmt::format("expected one empty single_event row of {} CTAs", count));
+  const double empty_us =
+      launch.number(empty[0], c.column(launch, "us_per_launch_median", Unit::microseconds));
+  const std::size_t bytes = c.column(hbm, "bytes_moved", Unit::bytes);
+  const std::size_t time = c.column(hbm, "time_us_median", Unit::microseconds);
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    const auto [op, parameter] = ops[i];
+    const double t_us = hbm.number(full[i], time);
+    if (t_us <= 2 * empty_us)
+      out_of_range(hbm, fmt::format("the {} row on {} SMs ({} us) is not long past an empty "
+                                    "launch ({} us)",
+                                    op, count, t_us, empty_us));
+    const double rate = hbm.number(full[i], bytes) / ((t_us - empty_us) * 1e-6);
     c.write(parameter, bw_value(rate), rate,
-            fmt::format("measured: hbm.csv line {} ({} on all {} SMs, median)",
-                        hbm.line_of(full[0]), op, count));
+            fmt::format("fit: hbm.csv line {} ({} on all {} SMs, median {:.3f} us, {:.1f} GB/s "
+                        "over the whole launch): bytes / (time - launch.csv line {}'s empty "
+                        "kernel of {} CTAs between the same events, {:.3f} us)",
+                        hbm.line_of(full[i]), op, count, t_us, hbm.number(full[i], gbps),
+                        launch.line_of(empty[0]), count, empty_us));
   }
 }
 
