@@ -20,7 +20,9 @@
 //     barrier between their fences) split into two groups that take turns at the rounds: after
 //     its first fence a group's next round starts two gaps after its last, so a fence waits
 //     max(the in-step cost, 2 x round - the work since the role's last fence) (fence.csv's
-//     `free` rows: 751 ns at system scope from 2 warps on). A release store is one thread's fence,
+//     `free` rows: 751 ns at system scope from 2 warps on; a far CTA's rounds are `fence_far`
+//     further apart, as a round ends with its acknowledgements: 937-994 ns on 32-132 CTAs). A
+//     release store is one thread's fence,
 //     then the store; an acquire load costs nothing more (the measured release/acquire pairs cost
 //     the release's fence alone);
 //   - a gpu- or system-scope fence waits for its SM's stores to reach the L2 partition that owns

@@ -290,11 +290,12 @@ TEST_CASE("warps out of step take turns at the SM's rounds of fences") {
   // each fence: 500, then max(500, 600 - 200) = 500 each. One warp has no other group: 3 x 500.
   models::HardwareSpec hw = sync_device();
   hw.sync.fence_system_round = sim::Duration::ns(300);
-  auto end = [&](const std::string& threads, const std::string& in_step, const std::string& work) {
+  auto end = [&](const std::string& threads, const std::string& in_step, const std::string& work,
+                 const std::string& ctas = "1") {
     const std::string fence =
         "{fence: {scope: system, threads: " + threads + ", in_step: " + in_step + "}}";
     const std::string step = work.empty() ? fence : "{compute: {cycles: " + work + "}}, " + fence;
-    return stream_end(run_kernels(one_kernel("1",
+    return stream_end(run_kernels(one_kernel(ctas,
                                              "      - {name: f, ops: [{for: {var: i, from: "
                                              "0, to: 3, ops: [" +
                                                  step + "]}}]}\n"),
@@ -306,6 +307,10 @@ TEST_CASE("warps out of step take turns at the SM's rounds of fences") {
   CHECK(end("64", "0", "") == 2'700'000);
   CHECK(end("64", "0", "200") == 3'100'000);  // + 3 x 200 ns of work
   CHECK(end("32", "0", "") == 2'500'000);
+  // A round ends when its fences are acknowledged: on 2 CTAs, CTA 1 fences far (fence_far 100 ns
+  // more), so its rounds are 400 ns apart: 600, then 2 x 400 = 800 twice; the kernel ends with it.
+  CHECK(end("64", "0", "", "2") == 1'000'000 + 600'000 + 800'000 + 800'000);
+  CHECK(end("64", "1", "", "2") == 1'000'000 + 3 * 600'000);  // in step: 3 x (500 + 100)
 }
 
 TEST_CASE("arrive and sync order two roles of a CTA") {

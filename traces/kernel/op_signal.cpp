@@ -81,20 +81,29 @@ Duration round_gap(const models::SyncSpec& sync, MemoryScope scope) {
   return sync.fence_system_round;
 }
 
+// How much longer a fence of `scope` by CTA `cta` waits for the L2 partition that owns the
+// fenced data (none at cta scope, which stays in the SM).
+Duration far_wait(const models::HardwareSpec& spec, MemoryScope scope, std::int64_t cta) {
+  const bool far =
+      scope != MemoryScope::cta && models::SyncSpec::far_partition(cta, spec.l2.partitions);
+  return far ? spec.sync.fence_far : Duration::zero();
+}
+
 // What a fence of `scope` by `warps` warps of CTA `cta`, in step, costs its role
 // (models/sync.hpp).
 Duration fence_cost(const models::HardwareSpec& spec, MemoryScope scope, std::int64_t warps,
                     std::int64_t cta) {
-  using S = models::SyncSpec;
-  const S& sync = spec.sync;
+  const models::SyncSpec& sync = spec.sync;
   const Duration round = round_gap(sync, scope);
-  if (scope == MemoryScope::cta)
-    return sync.fence(sync.fence_cta, round, sync.fence_cta_per_warp, warps);
-  // Past the SM, the fence waits for the partition that owns the fenced data.
-  const Duration far =
-      S::far_partition(cta, spec.l2.partitions) ? sync.fence_far : Duration::zero();
-  if (scope == MemoryScope::gpu)
-    return sync.fence(sync.fence_gpu, round, sync.fence_gpu_per_warp, warps) + far;
+  const Duration far = far_wait(spec, scope, cta);
+  switch (scope) {
+    case MemoryScope::cta:
+      return sync.fence(sync.fence_cta, round, sync.fence_cta_per_warp, warps);
+    case MemoryScope::gpu:
+      return sync.fence(sync.fence_gpu, round, sync.fence_gpu_per_warp, warps) + far;
+    case MemoryScope::system:
+      break;
+  }
   return sync.fence(sync.fence_system, round, sync.fence_system_per_warp, warps) + far;
 }
 
@@ -132,9 +141,11 @@ bool start_fence(Runner& x, RoleRun& r, const FenceOp& op) {
   const std::int64_t warps = (threads + kWarp - 1) / kWarp;
   Duration cost = fence_cost(x.spec, op.scope, warps, r.cta->index);
   const bool out_of_step = op.in_step && op.in_step->eval(r.env) == 0;
+  // A round ends when its fences are acknowledged, so a far CTA's rounds are far_wait apart more.
   if (out_of_step && warps > 1 && r.fence_end)
-    cost = models::SyncSpec::out_of_step(cost, round_gap(x.spec.sync, op.scope),
-                                         x.engine.now() - *r.fence_end);
+    cost = models::SyncSpec::out_of_step(
+        cost, round_gap(x.spec.sync, op.scope) + far_wait(x.spec, op.scope, r.cta->index),
+        x.engine.now() - *r.fence_end);
   r.fence_end = x.engine.now() + cost;
   resume_after(x, r, cost);
   return false;
