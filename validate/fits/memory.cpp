@@ -87,8 +87,8 @@ void hbm(Calibrator& c) {
   for (const auto& [op, parameter] : ops) {
     const Rows rows = select_all_sms(c, hbm, {{"op", op}}, {}, op);
     if (rows.size() != 1)
-      out_of_range(hbm,
-                   fmt::format("expected one {} row on {} SMs, found {}", op, count, rows.size()));
+      out_of_range(hbm, fmt::format("expected one {} row on {} SMs for {}, found {}", op, count,
+                                    parameter, rows.size()));
     full.push_back(rows[0]);
   }
   const MeasurementTable& launch = c.table("launch.csv");
