@@ -22,6 +22,11 @@
 //     max(the in-step cost, 2 x round - the work since the role's last fence) (fence.csv's
 //     `free` rows: 751 ns at system scope from 2 warps on; a far CTA's rounds are `fence_far`
 //     further apart, as a round ends with its acknowledgements: 937-994 ns on 32-132 CTAs). A
+//     system-scope fence waits for its SM's writes to be acknowledged, then does the system
+//     scope's own part: after local stores `fence_system` holds both (a local store's
+//     acknowledgement is what a gpu fence waits for, `fence_gpu`); an ld/st store to a peer is
+//     posted and acknowledged a route round trip after its last byte, so a system fence after
+//     one lasts at least until then + fence_system - fence_gpu (traces/kernel/op_signal.cpp). A
 //     release store is one thread's fence,
 //     then the store; an acquire load costs nothing more (the measured release/acquire pairs cost
 //     the release's fence alone);
@@ -35,7 +40,8 @@
 //     SM's fence over the fastest's) later, as fence.csv's 32-132 CTA rows do (gpu: 294-309 ns).
 // Ignores: the polling loop's own traffic (a wait that starts after the write landed sees it at
 // once), L2 slice placement of flags, contention of atomics to different addresses, fences
-// waiting for outstanding stores (a fence costs the same whatever is in flight), which of a
+// waiting for a peer's acknowledgement at gpu scope or of TMA stores (only system fences wait,
+// and only for ld/st stores to a peer), which of a
 // kernel's SMs are really far from its data (it changes with the allocation and the GPU:
 // sm_groups.csv's runs 28 and 29 disagree on 36 SMs; a kernel of 2-8 CTAs, all near in fence.csv's
 // run 24, had a far one in run 28), a CTA whose stores span both partitions (it waits for the far

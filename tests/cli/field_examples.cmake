@@ -32,7 +32,7 @@ set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1107.226101 us (1107226101 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1109.546403 us (1109546403 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
@@ -49,7 +49,7 @@ mgsim_cli_test(field.gemm_ar_multimem 0 "total: 210.034352 us (210034352 ps)"
 # All-reduce of 4 MiB: NCCL (host collective, its NVLS: 28.14 us, pinned in tests/cli/CMakeLists.txt as
 # example.all_reduce_ring.cli_sweep), one-shot ld/st (G's examples/kernels/, 102.47 us), two-shot
 # ld/st (here), NVLS (G's examples/kernels/all_reduce_nvls.yaml at 4 MiB, here).
-mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 44.991974 us (44991974 ps)"
+mgsim_cli_test(field.all_reduce_twoshot_ldst 0 "total: 37.638571 us (37638571 ps)"
   run examples/field/all_reduce_twoshot_ldst.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.all_reduce_nvls_4mib 0 "total: 32.174014 us (32174014 ps)"
   run examples/kernels/all_reduce_nvls.yaml --topology hgx-h200-8 -D SIZE=4MiB)
@@ -65,7 +65,7 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
 mgsim_cli_test(field.ring_attention 0 "total: 679.461168 us (679461168 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ulysses_attention 0 "total: 761.458731 us (761458731 ps)"
+mgsim_cli_test(field.ulysses_attention 0 "total: 760.362931 us (760362931 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
 
 # MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is

@@ -404,6 +404,49 @@ TEST_CASE("an ld/st load that waits more than once per unroll loads moves that m
   CHECK(std::llabs(run(", rounds: 3") - (1'000'000 + 500'000 + 48'000'000)) <= 1);  // a ps
 }
 
+TEST_CASE("an ld/st store to a peer is posted, and a system fence waits for its acknowledgement") {
+  // Rank 0 stores 32 B to rank 1 with one thread of 16 B in flight: the window over the route's
+  // round trip (2 x 1 us) is 8 MB/s, so the bytes take 4 us to issue. Posted, the op starts at
+  // once and ends when they are issued, at 1 + 4 = 5 us; they are acknowledged at 5 + 2 = 7 us.
+  // Then `then` and a plain signal to rank 1, whose wait on its own flag ends when it lands.
+  auto run = [](const std::string& then) {
+    return run_kernels(
+        one_kernel(
+            "1",
+            "      - {name: tx, if: rank == 0, ops: [{store: {bytes: 32, peer: 1, via: ldst, "
+            "threads: 1, vector: 16, unroll: 1}}" +
+                then +
+                ", {signal: {flag: f, rank: 1, value: 1}}]}\n"
+                "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n",
+            2),
+        2, sync_device());
+  };
+  // No fence: the signal leaves at 5 us and lands at 6 us, when its data has landed too; rank
+  // 0's kernel ends no earlier than its store is acknowledged, 7 us.
+  auto r = run("");
+  REQUIRE(r.result.blocked.empty());
+  CHECK(stream_end(r.result, 1, "s") == 6'000'000);
+  CHECK(stream_end(r.result, 0, "s") == 7'000'000);
+  // A gpu fence does not wait for the peer: 200 ns, so the signal lands at 6.2 us.
+  r = run(", {fence: {scope: gpu, threads: 1}}");
+  CHECK(stream_end(r.result, 1, "s") == 6'200'000);
+  // A system fence waits for the acknowledgement (7 us), then the system scope's own part,
+  // fence_system - fence_gpu = 300 ns (its 500 ns alone would end at 5.5 us): it ends at 7.3 us
+  // and the signal lands at 8.3 us; a release signal's fence does the same.
+  r = run(", {fence: {scope: system, threads: 1}}");
+  CHECK(stream_end(r.result, 1, "s") == 8'300'000);
+  CHECK(stream_end(r.result, 0, "s") == 8'300'000);
+  r = run_kernels(
+      one_kernel("1",
+                 "      - {name: tx, if: rank == 0, ops: [{store: {bytes: 32, peer: 1, via: ldst, "
+                 "threads: 1, vector: 16, unroll: 1}}, {signal: {flag: f, rank: 1, value: 1, "
+                 "order: release, scope: system}}]}\n"
+                 "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n",
+                 2),
+      2, sync_device());
+  CHECK(stream_end(r.result, 1, "s") == 8'300'000);
+}
+
 TEST_CASE("a bulk store to a peer holds its bytes until the peer acknowledges them") {
   // One CTA stores 4 MiB to rank 1 by TMA with one 64 KiB message outstanding. The bulk-copy
   // unit holds it for the route's round trip (2 x 1 us), not the one-way 1.5 us of the op's

@@ -14,8 +14,10 @@
 //     the store's hold time, below), W = that or `outstanding` x message if less,
 //     and is not issue-bound that way (peer_tma_reduce.csv's smem rows move 4 KiB messages at
 //     >= 44 GB/s per SM, <= 93 ns each);
-//   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L (a local store,
-//     posted: hbm.write_latency), cap = the bytes
+//   - ldst: bytes rounded up to sectors (LdStSpec::sectors_bytes), fixed = L for a load; a
+//     store is posted: hbm.write_latency locally, none to a peer (the op ends when its bytes are
+//     issued; they are acknowledged the route's round trip later, RoleRun::in_flight, which the
+//     role's system fences and the kernel's end wait for), cap = the bytes
 //     in flight the op declares (ldst_window: threads x vector x unroll) over the time each
 //     access holds its slot (Little's law): a local load hbm.latency (the L2 mix with a working
 //     set), a local store hbm.write_latency (until the write is acknowledged), a peer access the
@@ -131,8 +133,15 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     fixed += spec.tma.issue_time(x.gpu(x.rank_of(r)).sm_clock());
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
-    if (peer == rank && !is_load)
+    if (!is_load && peer == rank) {
       fixed = held;  // posted: the SM goes on once its stores are accepted, not written
+    } else if (!is_load) {
+      // Posted to a peer: the SM issues at once and goes on when its bytes are issued; they
+      // are acknowledged a round trip after the last (what the role's system fences and the
+      // kernel's end wait for, walker.cpp's op_done).
+      fixed = Duration::zero();
+      r.in_flight = held;
+    }
     if (op.rounds)
       held = Duration::ps(
           mul(*op.rounds, held.picoseconds(), op.rounds->eval_positive(r.env, "rounds")));

@@ -107,6 +107,17 @@ Duration fence_cost(const models::HardwareSpec& spec, MemoryScope scope, std::in
   return sync.fence(sync.fence_system, round, sync.fence_system_per_warp, warps) + far;
 }
 
+// A system-scope fence of `cost` by role `r`: it waits for the SM's writes to be acknowledged,
+// then does the system scope's own part. `cost` holds a local write's acknowledgement (what a
+// gpu fence waits for: fence_gpu) and that part (fence_system - fence_gpu); the writes the role
+// posted to a peer (ld/st stores, op_load_store.cpp) are acknowledged at r.acked instead.
+Duration wait_acked(const Runner& x, const RoleRun& r, MemoryScope scope, Duration cost) {
+  const sim::Time now = x.engine.now();
+  if (scope != MemoryScope::system || r.acked <= now) return cost;
+  const models::SyncSpec& sync = x.spec.sync;
+  return std::max(cost, r.acked - now + (sync.fence_system - sync.fence_gpu));
+}
+
 }  // namespace
 
 bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
@@ -124,7 +135,9 @@ bool start_signal(Runner& x, RoleRun& r, const SignalOp& op) {
   }
   // The fence, then the store; the role goes on when the store is posted.
   const bool add = op.add, atomic = op.atomic;
-  x.engine.schedule_in(fence_cost(x.spec, *op.release, 1, r.cta->index),  // one thread's
+  const Duration fence =
+      wait_acked(x, r, *op.release, fence_cost(x.spec, *op.release, 1, r.cta->index));
+  x.engine.schedule_in(fence,  // one thread's
                        [&x, &r, &launch, rank, key, value, add, atomic, snapshot] {
                          store(x, launch, rank, key, value, add, atomic, snapshot);
                          resume_after(x, r, Duration::zero());
@@ -146,6 +159,7 @@ bool start_fence(Runner& x, RoleRun& r, const FenceOp& op) {
     cost = models::SyncSpec::out_of_step(
         cost, round_gap(x.spec.sync, op.scope) + far_wait(x.spec, op.scope, r.cta->index),
         x.engine.now() - *r.fence_end);
+  cost = wait_acked(x, r, op.scope, cost);
   r.fence_end = x.engine.now() + cost;
   resume_after(x, r, cost);
   return false;

@@ -76,6 +76,13 @@ struct RoleRun {
   std::optional<models::Gpu::CommWarp> comm_warp;
   std::optional<DataCheck::Agent> agent;  // in the data check, when its launch is checked
   std::optional<sim::Time> fence_end;     // when its last fence op ended
+  // Writes the current op leaves in flight when it ends (an ld/st store to a peer is posted:
+  // the op ends when its bytes are issued), acknowledged this long after: op_done folds it into
+  // `acked`. Zero: none.
+  Duration in_flight;
+  // When every write the role posted is acknowledged: its system-scope fences wait for it, and
+  // its kernel does not end before it.
+  sim::Time acked;
 };
 
 struct LaunchRun;

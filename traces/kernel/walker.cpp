@@ -1,5 +1,7 @@
 #include "traces/kernel/walker.hpp"
 
+#include <algorithm>
+
 #include "traces/kernel/launch.hpp"
 #include "traces/kernel/ops.hpp"
 #include "traces/kernel/trace.hpp"
@@ -29,6 +31,12 @@ void advance(Runner& x, RoleRun& r) {
 }
 
 void op_done(Runner& x, RoleRun& r) {
+  if (r.in_flight > Duration::zero()) {
+    r.acked = std::max(r.acked, x.engine.now() + r.in_flight);
+    LaunchRun& launch = *r.cta->launch;
+    launch.tail = std::max(launch.tail, r.acked);
+    r.in_flight = Duration::zero();
+  }
   if (r.comm_warp) {
     x.gpu(x.rank_of(r)).add_comm_warp(r.cta->sm, *r.comm_warp, -1);
     r.comm_warp.reset();
