@@ -408,15 +408,16 @@ TEST_CASE("an ld/st store to a peer is posted, and a system fence waits for its 
   // Rank 0 stores 32 B to rank 1 with one thread of 16 B in flight: the window over the route's
   // round trip (2 x 1 us) is 8 MB/s, so the bytes take 4 us to issue. Posted, the op starts at
   // once and ends when they are issued, at 1 + 4 = 5 us; they are acknowledged at 5 + 2 = 7 us.
-  // Then `then` and a plain signal to rank 1, whose wait on its own flag ends when it lands.
-  auto run = [](const std::string& then) {
+  // Then `then` and a signal to rank 1 (`order` its release), whose wait on its own flag ends
+  // when it lands.
+  auto run = [](const std::string& then, const std::string& order = "") {
     return run_kernels(
         one_kernel(
             "1",
             "      - {name: tx, if: rank == 0, ops: [{store: {bytes: 32, peer: 1, via: ldst, "
             "threads: 1, vector: 16, unroll: 1}}" +
-                then +
-                ", {signal: {flag: f, rank: 1, value: 1}}]}\n"
+                then + ", {signal: {flag: f, rank: 1, value: 1" + order +
+                "}}]}\n"
                 "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n",
             2),
         2, sync_device());
@@ -436,14 +437,7 @@ TEST_CASE("an ld/st store to a peer is posted, and a system fence waits for its 
   r = run(", {fence: {scope: system, threads: 1}}");
   CHECK(stream_end(r.result, 1, "s") == 8'300'000);
   CHECK(stream_end(r.result, 0, "s") == 8'300'000);
-  r = run_kernels(
-      one_kernel("1",
-                 "      - {name: tx, if: rank == 0, ops: [{store: {bytes: 32, peer: 1, via: ldst, "
-                 "threads: 1, vector: 16, unroll: 1}}, {signal: {flag: f, rank: 1, value: 1, "
-                 "order: release, scope: system}}]}\n"
-                 "      - {name: rx, if: rank == 1, ops: [{wait: {flag: f, value: 1}}]}\n",
-                 2),
-      2, sync_device());
+  r = run("", ", order: release, scope: system");
   CHECK(stream_end(r.result, 1, "s") == 8'300'000);
 }
 
