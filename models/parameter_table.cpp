@@ -192,6 +192,8 @@ const std::array kParameters = {
     param<&H::hbm, &HbmSpec::latency>("hbm", "latency", "s", kRequired, "idle load-to-use latency"),
     param<&H::hbm, &HbmSpec::write_latency>("hbm", "write_latency", "s", kRequired,
                                             "a local store holds its slot"),
+    param<&H::hbm, &HbmSpec::queue_delay>("hbm", "queue_delay", "s", kRequired,
+                                          "a load's latency grows by this x rho / (1 - rho)"),
     // copy_engine
     param<&H::copy_engine, &CopyEngineSpec::count>("copy_engine", "count", "count", kRequired,
                                                    "engines usable by one GPU"),

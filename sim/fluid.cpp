@@ -58,11 +58,15 @@ void FluidNetwork::set_trace_counter(ResourceId id, std::string name) {
 }
 
 FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
-                                std::optional<Bandwidth> cap, std::function<void()> on_done) {
+                                std::optional<Bandwidth> cap, std::function<void()> on_done,
+                                std::optional<Window> window) {
   Impl& m = *impl_;
   MGSIM_CHECK(bytes.count() >= 0, "flow of negative size {} B", bytes.count());
   MGSIM_CHECK(!path.empty() || cap.has_value(), "a flow with an empty path needs a rate cap");
   MGSIM_CHECK(!cap || cap->bytes_per_second() > 0, "flow rate cap must be positive");
+  MGSIM_CHECK(!window || (window->bytes.count() > 0 && window->hold > Duration::zero() &&
+                          window->waits >= 1),
+              "a flow's window needs bytes, a hold time and at least one wait");
   for (ResourceId r : path) {
     MGSIM_CHECK(r.value < m.resources.size(), "unknown resource id {}", r.value);
   }
@@ -80,7 +84,13 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   f.bytes = bytes.count();
   f.remaining = static_cast<double>(bytes.count());
   f.rate = 0.0;
-  f.cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
+  f.static_cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
+  f.cap = f.static_cap;
+  // Per wait: waits x (hold + q) per window is (window / waits) per (hold + q).
+  f.window = window
+                 ? static_cast<double>(window->bytes.count()) / static_cast<double>(window->waits)
+                 : 0.0;
+  f.hold = window ? static_cast<double>(window->hold.picoseconds()) / detail::kPsPerSecond : 0.0;
   f.last_update = m.engine.now();
   f.on_done = std::move(on_done);
   f.epoch = 0;
@@ -88,6 +98,7 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   ++m.started;
   FlowId id{(static_cast<std::uint64_t>(f.generation) << 32) | (slot + 1ull)};
 
+  if (f.window > 0.0) f.cap = std::min(f.static_cap, f.window / f.hold);  // no path yet
   if (bytes.count() == 0 || path.empty()) {
     // Nothing to share: a zero-byte flow ends now; a pathless flow runs at its own cap.
     f.rate = f.cap < kInf ? f.cap : 0.0;
@@ -100,6 +111,7 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
     f.pos.push_back(static_cast<std::uint32_t>(r.flows.size()));
     r.flows.push_back(Member{slot, static_cast<std::uint32_t>(k)});
   }
+  if (f.window > 0.0) m.window_cap(f);
   m.mark_dirty(path[0].value);
   return id;
 }
@@ -128,6 +140,22 @@ void FluidNetwork::set_capacity(ResourceId id, Bandwidth capacity) {
   r.capacity = capacity;
   r.capacity_bps = static_cast<double>(capacity.bytes_per_second());
   if (!r.flows.empty()) m.mark_dirty(id.value);
+}
+
+void FluidNetwork::set_queueing(ResourceId id, Duration coefficient) {
+  Impl& m = *impl_;
+  MGSIM_CHECK(id.value < m.resources.size(), "unknown resource id {}", id.value);
+  MGSIM_CHECK(coefficient >= Duration::zero(), "resource '{}' needs a queueing coefficient >= 0",
+              m.resources[id.value].name);
+  Resource& r = m.resources[id.value];
+  r.queue_coefficient = static_cast<double>(coefficient.picoseconds()) / detail::kPsPerSecond;
+  if (!r.flows.empty()) m.mark_dirty(id.value);
+}
+
+Duration FluidNetwork::queueing_delay(ResourceId id) const {
+  impl_->flush();
+  MGSIM_CHECK(id.value < impl_->resources.size(), "unknown resource id {}", id.value);
+  return Duration::ps(std::llround(impl_->resources[id.value].queue_delay * detail::kPsPerSecond));
 }
 
 double FluidNetwork::rate(FlowId id) const {

@@ -18,6 +18,14 @@
 // every rate in a case is a whole number of bytes per second and the bytes divide exactly the
 // completion times are exact to the picosecond.
 //
+// Queueing: a resource may queue (set_queueing): its delay grows with its utilisation rho as
+// an M/M/1 queue's waiting time, coefficient x rho / (1 - rho). A window flow (start_flow's
+// `window`: what it keeps in flight, Little's law) is capped at its window over its hold time
+// plus the delays of the queueing resources on its path, so the rates and the delays depend on
+// each other: each re-solve finds the delays where they agree (regula falsi per queueing
+// resource from the last solve's delay, one water-filling per step; sim/detail/fluid_impl.hpp
+// has the limits).
+//
 // Statistics: per resource, the bytes carried and the time-integral of utilisation; with a trace
 // sink attached, a bandwidth counter per resource track at every rate change.
 #pragma once
@@ -51,6 +59,15 @@ struct ResourceStats {
   double busy_ps = 0.0;
 };
 
+// What a flow keeps in flight and for how long each byte holds its slot: it moves at most
+// `bytes` per `waits` x (`hold` + the queueing delays on its path) (a loop that waits for its
+// loads `waits` times per window). REQUIRES: bytes > 0, hold > 0, waits >= 1.
+struct Window {
+  Bytes bytes;
+  Duration hold;
+  std::int64_t waits = 1;
+};
+
 class FluidNetwork {
  public:
   explicit FluidNetwork(Engine& engine);
@@ -73,13 +90,19 @@ class FluidNetwork {
   // byte has moved. `cap`, if set, bounds this flow's own rate (e.g. bytes in flight / latency).
   // A flow of zero bytes completes at now() (still through an event). An empty path needs a cap.
   // REQUIRES: bytes >= 0; every id in path valid; path non-empty or cap set.
+  // `window`, if set, caps it too, at its window over its hold time plus the queueing delays.
   FlowId start_flow(std::span<const ResourceId> path, Bytes bytes, std::optional<Bandwidth> cap,
-                    std::function<void()> on_done);
+                    std::function<void()> on_done, std::optional<Window> window = std::nullopt);
   // Removes an unfinished flow without running its callback. Returns false if it was not active.
   bool cancel_flow(FlowId id);
   // Changes a resource's capacity from now on (something outside the flows takes or gives back
   // part of it); its flows are re-shared at once. REQUIRES: capacity > 0.
   void set_capacity(ResourceId id, Bandwidth capacity);
+  // Makes a resource queue: window flows crossing it wait `coefficient` x rho / (1 - rho) more
+  // (rho its utilisation, held below 1). Zero: it does not queue (the default).
+  void set_queueing(ResourceId id, Duration coefficient);
+  // A queueing resource's delay as of the last solve.
+  Duration queueing_delay(ResourceId id) const;
 
   // The current rate of an active flow, in bytes per second (0 if not active).
   double rate(FlowId id) const;

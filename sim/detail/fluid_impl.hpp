@@ -56,6 +56,16 @@ namespace detail {
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kPsPerSecond = 1e12;
 inline constexpr std::uint32_t kNotInHeap = UINT32_MAX;
+// Queueing (fluid.hpp): the utilisation a delay is computed at is held at or below kMaxQueueRho,
+// so the delay is at most 19 x the coefficient: a real queue holds what its clients keep in
+// flight, not M/M/1's unbounded line (on the H200, 850 ns, about the most a read waited beyond
+// one CTA's in validate/data/h200-single/mlp.csv: 908 ns, the median of its rows above 0.95 of
+// the HBM; at 0.99 a resource saturated by stores held reads 4.4 us); a re-solve stops when every
+// queueing resource's utilisation is within kQueueTolerance of the one its delay was computed at,
+// or after kMaxQueueSteps water-fillings.
+inline constexpr double kMaxQueueRho = 0.95;
+inline constexpr double kQueueTolerance = 1e-4;
+inline constexpr int kMaxQueueSteps = 24;
 
 struct Member {
   std::uint32_t flow;  // flow slot
@@ -68,6 +78,14 @@ struct Resource {
   double capacity_bps = 0.0;
   std::vector<Member> flows;
   double rate_sum = 0.0;  // bytes/s allocated now
+  // Queueing (set_queueing): the coefficient (seconds), the utilisation the last solve settled
+  // at and its delay (seconds); the re-solve's bracket of the utilisation where the rates agree
+  // with the delay they give.
+  double queue_coefficient = 0.0;
+  double queue_rho = 0.0;
+  double queue_delay = 0.0;
+  double lo = 0.0, hi = 0.0;
+  bool have_lo = false, have_hi = false;
   // Statistics.
   Time last_fold;
   double busy_ps = 0.0;
@@ -154,7 +172,10 @@ struct Flow {
   std::int64_t bytes = 0;
   double remaining = 0.0;
   double rate = 0.0;
-  double cap = kInf;
+  double cap = kInf;         // the smaller of static_cap and the window's cap
+  double static_cap = kInf;  // start_flow's cap
+  double window = 0.0;       // bytes in flight (0: not a window flow)
+  double hold = 0.0;         // seconds each holds its slot, before queueing
   Time last_update;
   EventId done_event;
   std::function<void()> on_done;
@@ -211,6 +232,13 @@ struct FluidNetwork::Impl {
   detail::ShareHeap share_heap;
   std::vector<std::uint32_t> touched;
   std::uint64_t touch_stamp = 0;
+  std::vector<std::uint32_t> comp_queues;  // the component's queueing resources
+  // settle_queues: a queueing resource's window flows: window and hold per wait (the hold
+  // besides that resource's delay), and what else limits the flow.
+  struct WindowFlow {
+    double window, hold, limit;
+  };
+  std::vector<WindowFlow> window_flows;
 
   Flow* lookup(FlowId id) {
     std::uint64_t low = id.value & 0xFFFF'FFFFull;
@@ -304,6 +332,15 @@ struct FluidNetwork::Impl {
   // component has new_rate < 0 (unfixed).
   std::size_t fix_lone_flows();
   void water_fill();
+  // A window flow's cap with its path's queueing delays as they stand.
+  void window_cap(Flow& f) const {
+    double delay = f.hold;
+    for (std::uint32_t r : f.path) delay += resources[r].queue_delay;
+    f.cap = std::min(f.static_cap, f.window / delay);
+  }
+  // After water_fill: finds the queueing delays of the component's queueing resources that the
+  // rates they give agree with, re-filling at each step (fluid_solve.cpp).
+  void settle_queues();
 };
 
 }  // namespace mgsim::sim

@@ -164,13 +164,98 @@ void FluidNetwork::Impl::water_fill() {
   for (std::uint32_t ri : heap) resources[ri].heap_pos = kNotInHeap;  // none left when all fixed
 }
 
+void FluidNetwork::Impl::settle_queues() {
+  comp_queues.clear();
+  for (std::uint32_t ri : comp_resources) {
+    if (resources[ri].queue_coefficient > 0.0) comp_queues.push_back(ri);
+  }
+  if (comp_queues.empty()) return;
+  if (std::none_of(comp_flows.begin(), comp_flows.end(),
+                   [this](std::uint32_t fi) { return flows[fi].window > 0.0; }))
+    return;
+  for (std::uint32_t ri : comp_queues) {
+    Resource& r = resources[ri];
+    r.have_lo = r.have_hi = false;
+  }
+  // Solved in the utilisation u a resource's delay is computed at (delay = c u / (1 - u)): the
+  // excess e(u) = the utilisation the fill gives - u falls as u grows (a longer delay slows the
+  // window flows). Each step predicts the next fill: a window flow would move window / (its
+  // hold + the delay), or less if something else limits it (what it got from this fill unless
+  // its window's cap bound it), every other flow what it moves now; the u where that prediction
+  // agrees with its delay is found by bisection (no fill needed), and a fill then checks it. The
+  // fills' signs of e keep a bracket, bisected when a prediction leaves it.
+  for (int step = 0; step < detail::kMaxQueueSteps; ++step) {
+    bool settled = true;
+    for (std::uint32_t ri : comp_queues) {
+      Resource& r = resources[ri];
+      double load = 0.0, windowed = 0.0;
+      window_flows.clear();
+      for (const Member& m : r.flows) {
+        const Flow& f = flows[m.flow];
+        load += f.new_rate;
+        if (f.window == 0.0) continue;
+        windowed += f.new_rate;
+        // Its window and hold per wait besides this resource's delay; what else limits it (the
+        // rate it has unless its window's cap binds: none if it does).
+        const bool bound = f.cap < f.static_cap && f.new_rate >= f.cap * (1 - 1e-9);
+        window_flows.push_back(
+            {f.window, f.window / f.cap - r.queue_delay, bound ? f.static_cap : f.new_rate});
+      }
+      const double u = r.queue_rho;
+      const double measured = std::min(load / r.capacity_bps, detail::kMaxQueueRho);
+      const double e = measured - u;
+      if (std::fabs(e) <= detail::kQueueTolerance) continue;
+      settled = false;
+      if (e > 0.0) {
+        r.lo = u;
+        r.have_lo = true;
+      } else {
+        r.hi = u;
+        r.have_hi = true;
+      }
+      const double lo = r.have_lo ? r.lo : 0.0;
+      const double hi = r.have_hi ? r.hi : detail::kMaxQueueRho;
+      const double other = load - windowed;
+      auto predicted = [&](double v) {  // the utilisation the next fill would give at u = v
+        const double delay = r.queue_coefficient * v / (1.0 - v);
+        double x = other;
+        for (const WindowFlow& w : window_flows)
+          x += std::min(w.limit, w.window / (w.hold + delay));
+        return std::min(x / r.capacity_bps, detail::kMaxQueueRho);
+      };
+      double a = lo, b = hi;
+      for (int i = 0; i < 40 && b - a > detail::kQueueTolerance / 4; ++i) {
+        const double mid = (a + b) / 2;
+        (predicted(mid) > mid ? a : b) = mid;
+      }
+      double next = (a + b) / 2;
+      // Saturated by flows the delay does not slow (stores, copies): the root is at the limit
+      // unless the window flows' slowing frees the resource; the next fill tells. A prediction
+      // outside the bracket, or still no bracket after a few steps, bisects it.
+      if (measured >= detail::kMaxQueueRho) next = detail::kMaxQueueRho;
+      if (!(next > lo && next <= hi) || (step >= 3 && r.have_lo && r.have_hi)) next = (lo + hi) / 2;
+      r.queue_rho = next;
+      r.queue_delay = r.queue_coefficient * next / (1.0 - next);
+    }
+    if (settled) return;
+    for (std::uint32_t fi : comp_flows) {
+      if (flows[fi].window > 0.0) window_cap(flows[fi]);
+    }
+    water_fill();
+  }
+}
+
 void FluidNetwork::Impl::solve() {
   solve_scheduled = false;  // a later start at this instant schedules a fresh solve
   if (dirty.empty()) return;
   collect_component();
   for (std::uint32_t fi : comp_flows) advance(flows[fi]);
   for (std::uint32_t ri : comp_resources) fold(resources[ri]);
+  for (std::uint32_t fi : comp_flows) {
+    if (flows[fi].window > 0.0) window_cap(flows[fi]);
+  }
   water_fill();
+  settle_queues();
 
   for (std::uint32_t fi : comp_flows) {
     Flow& f = flows[fi];

@@ -493,3 +493,44 @@ TEST_CASE("a network destroyed before the engine runs leaves no events calling i
   e.run();
   CHECK_FALSE(ran);
 }
+
+TEST_CASE("window flows on a queueing resource settle where their rate and its delay agree") {
+  // A 1 TB/s resource whose delay is 100 ns x rho / (1 - rho); four flows each keeping 125 KB in
+  // flight for 400 ns before queueing. Without the queue they would ask 4 x 125e3 / 400e-9 =
+  // 1.25 TB/s; with it their total X = 5e5 / (400e-9 + q) and q = 100e-9 rho / (1 - rho),
+  // rho = X / 1e12. The root of rho (400e-9 + 100e-9 rho / (1 - rho)) = 5e5 / 1e12, found here
+  // by bisection, is the utilisation the solver must reach.
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId hbm = net.add_resource("hbm", Bandwidth::GBps(1000));
+  net.set_queueing(hbm, Duration::ns(100));
+  const Window w{Bytes(125'000), Duration::ns(400)};
+  std::vector<FlowId> ids;
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(net.start_flow(
+        std::vector{hbm}, Bytes(1'000'000'000), std::nullopt, [] {}, w));
+  double lo = 0.0, hi = 1.0;
+  for (int i = 0; i < 200; ++i) {
+    const double rho = (lo + hi) / 2;
+    (rho * (400e-9 + 100e-9 * rho / (1 - rho)) < 5e5 / 1e12 ? lo : hi) = rho;
+  }
+  const double x = lo * 1e12 / 4;
+  for (FlowId id : ids) CHECK(net.rate(id) == Approx(x).epsilon(1e-4));
+  CHECK(static_cast<double>(net.queueing_delay(hbm).picoseconds()) ==
+        Approx(1e5 * lo / (1 - lo)).epsilon(1e-3));
+  // A flow without a window beside them (a copy's writes, say) takes 200 GB/s of the resource:
+  // its load lengthens the delay the window flows see, so they get less than they had.
+  std::int64_t done;
+  start(net, e, {hbm}, 1'000'000'000, done, Bandwidth::GBps(200));
+  CHECK(net.rate(ids[0]) < 0.99 * x);
+  // Without queueing the four take the whole resource, 250 GB/s each (their windows allow 312.5).
+  Engine e2;
+  FluidNetwork plain(e2);
+  ResourceId r = plain.add_resource("hbm", Bandwidth::GBps(1000));
+  FlowId f = plain.start_flow(
+      std::vector{r}, Bytes(1'000'000'000), std::nullopt, [] {}, w);
+  for (int i = 0; i < 3; ++i)
+    plain.start_flow(
+        std::vector{r}, Bytes(1'000'000'000), std::nullopt, [] {}, w);
+  CHECK(plain.rate(f) == 250e9);
+}

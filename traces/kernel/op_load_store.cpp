@@ -114,6 +114,11 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     held = spec.hbm.write_latency;
   Bytes moved;
   Bandwidth cap;
+  // A load's misses, where the HBM queues (hbm.queue_delay): its window over the latency the
+  // HBM's load adds to (sim/fluid.hpp), in place of the fixed-latency cap.
+  std::optional<sim::Window> misses_window;
+  std::optional<Bandwidth> misses_cap;  // what caps the misses besides that window
+  const bool queued = is_load && spec.hbm.queue_delay > Duration::zero();
   if (op.via == Via::tma) {
     moved = Bytes(bytes);
     const std::int64_t message = op.message ? op.message->eval_positive(r.env, "message")
@@ -125,6 +130,10 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       const std::int64_t window =
           mul(op.bytes, outstanding.value_or(spec.tma.messages_in_flight), message);
       cap = std::min(window_rate(window, latency), window_rate(message, spec.tma.message_interval));
+      if (queued) {
+        misses_window = sim::Window{Bytes(window), latency};
+        misses_cap = window_rate(message, spec.tma.message_interval);
+      }
     } else {
       std::int64_t window = spec.tma.max_bytes_in_flight();
       if (outstanding) window = std::min(window, mul(op.bytes, *outstanding, message));
@@ -142,10 +151,15 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       fixed = Duration::zero();
       r.in_flight = held;
     }
-    if (op.rounds)
-      held = Duration::ps(
-          mul(*op.rounds, held.picoseconds(), op.rounds->eval_positive(r.env, "rounds")));
-    cap = window_rate(ldst_window(r, op), held);
+    const std::int64_t window = ldst_window(r, op);
+    const Duration one_wait = held;
+    std::int64_t rounds = 1;
+    if (op.rounds) {
+      rounds = op.rounds->eval_positive(r.env, "rounds");
+      held = Duration::ps(mul(*op.rounds, held.picoseconds(), rounds));
+    }
+    cap = window_rate(window, held);
+    if (queued) misses_window = sim::Window{Bytes(window), one_wait, rounds};
   }
   if (op.own_warp)
     hold_comm_warp(x, r,
@@ -165,6 +179,10 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   if (misses.count() > 0 || hits.count() == 0) {
     FlowSpec& f = add_flow(r, owner.hbm(), route, misses, cap);
     if (!is_load) f.path.push_back(owner.hbm_write());  // a store's misses are written to HBM
+    if (misses_window) {
+      f.window = misses_window;
+      f.cap = misses_cap;
+    }
   }
   run_phases(x, r);
   return false;

@@ -46,6 +46,7 @@ inline FlowSpec& add_flow(RoleRun& r) {
   FlowSpec& f = r.flows[r.flow_count++];
   f.path.clear();
   f.cap.reset();
+  f.window.reset();
   ++r.phases[r.phase_count - 1].count;
   return f;
 }

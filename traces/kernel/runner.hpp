@@ -38,6 +38,7 @@ struct FlowSpec {
   std::vector<sim::ResourceId> path;
   Bytes bytes;
   std::optional<Bandwidth> cap;
+  std::optional<sim::Window> window;  // what it keeps in flight (sim/fluid.hpp)
 };
 
 // One phase of an op: after `delay`, flows[first .. first + count) run together; the next phase

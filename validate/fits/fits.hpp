@@ -26,6 +26,7 @@ void peer_tma(Calibrator& c);
 void hbm(Calibrator& c);
 void l2(Calibrator& c);
 void l2_latency(Calibrator& c);
+void hbm_queue(Calibrator& c);
 void tma_store_add(Calibrator& c);
 void sm_pipe(Calibrator& c);
 

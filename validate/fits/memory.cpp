@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -156,6 +158,67 @@ void l2_latency(Calibrator& c) {
           fmt::format("fit: {} lines {} (l2_read, one CTA, {:.0f} B in flight: loops that wait "
                       "once, scripts/sass_loads.py), mean of bytes in flight / rate",
                       kMlpCsv, lines(t, fewest), least));
+}
+
+// How a load's latency grows with the HBM's load (hbm.queue_delay, sim/fluid.hpp's queueing):
+// mlp.csv's reads on 2 - 132 CTAs against the same shape on one CTA, mlp.cu's loops that wait
+// once per iteration (scripts/sass_loads.py: all but 8 B x 8 and 16 B x 8). One CTA's iteration
+// takes T1 = W / r1 (W its bytes in flight, r1 its rate); on N CTAs TN = W / rN, longer by the
+// queue's wait e = TN - T1 at the HBM's utilisation rho = N rN / hbm.bandwidth. The model's wait is
+// c rho / (1 - rho) (M/M/1's, in units of c): c by least squares through the origin over the
+// rows with 0.1 <= rho <= 0.9 (below, the wait is within the noise; above, the rate is the
+// bandwidth's, not the latency's).
+void hbm_queue(Calibrator& c) {
+  const MeasurementTable& t = c.table(kMlpCsv);
+  const std::size_t ctas = c.column(t, "ctas", Unit::none);
+  const std::size_t threads = c.column(t, "threads_per_cta", Unit::none);
+  const std::size_t width = c.column(t, "bytes_per_access", Unit::bytes);
+  const std::size_t unroll = c.column(t, "unroll", Unit::none);
+  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
+  const std::size_t per_cta = c.column(t, "gbps_per_cta_median", Unit::gbps);
+  const std::size_t set = c.column(t, "set", Unit::none);
+  const double bandwidth = c.fitted("hbm.bandwidth").value;
+  // mlp.cu's own read loop (not hbm_l2.cu's, which waits twice), waiting once.
+  const auto once = [&](std::size_t r) {
+    return t.text(r, set) != "hbm_l2_kernel" &&
+           !(t.number(r, unroll) == 8 && (t.number(r, width) == 8 || t.number(r, width) == 16));
+  };
+  const Rows reads = select(c, t, {{"op", "read"}}, once);
+  // The one-CTA row of each shape (set, threads, width, unroll).
+  std::map<std::tuple<std::string, double, double, double>, std::size_t> one;
+  const auto shape = [&](std::size_t r) {
+    return std::tuple{std::string(t.text(r, set)), t.number(r, threads), t.number(r, width),
+                      t.number(r, unroll)};
+  };
+  for (const std::size_t r : reads)
+    if (t.number(r, ctas) == 1) one[shape(r)] = r;
+  Rows used;
+  double sxy = 0, sxx = 0;
+  for (const std::size_t r : reads) {
+    const auto it = one.find(shape(r));
+    if (t.number(r, ctas) < 2 || it == one.end()) continue;
+    const double rate = t.number(r, per_cta) * 1e9;
+    const double rho = t.number(r, ctas) * rate / bandwidth;
+    if (rho < 0.1 || rho > 0.9) continue;
+    const double w = t.number(r, window);
+    const double wait = w / rate - w / (t.number(it->second, per_cta) * 1e9);
+    const double x = rho / (1 - rho);
+    sxy += x * wait;
+    sxx += x * x;
+    used.push_back(r);
+  }
+  if (used.size() < 2)
+    out_of_range(t, "fewer than 2 reads on 2 or more CTAs at 0.1 - 0.9 of the HBM");
+  const double coefficient = sxy / sxx;
+  if (coefficient <= 0) out_of_range(t, fmt::format("hbm.queue_delay {} s", coefficient));
+  c.write("hbm.queue_delay", ps_value(coefficient), coefficient,
+          fmt::format(
+              "fit: {} lines {} (reads on 2 or more CTAs at 0.1 - 0.9 of hbm.bandwidth, "
+              "mlp.cu's loops that wait once: scripts/sass_loads.py), least squares through the "
+              "origin of the iteration's wait beyond the same shape's on one CTA, "
+              "W / r_N - W / r_1, against rho / (1 - rho), rho = N r_N / hbm.bandwidth "
+              "({} rows)",
+              kMlpCsv, lines(t, used), used.size()));
 }
 
 // TMA store-adds (bulk reduce-add, bf16 and f32) on all SMs: the peer rate against a plain bulk
