@@ -22,9 +22,9 @@
 // an M/M/1 queue's waiting time, coefficient x rho / (1 - rho). A window flow (start_flow's
 // `window`: what it keeps in flight, Little's law) is capped at its window over its hold time
 // plus the delays of the queueing resources on its path, so the rates and the delays depend on
-// each other: each re-solve finds the delays where they agree (regula falsi per queueing
-// resource from the last solve's delay, one water-filling per step; sim/detail/fluid_impl.hpp
-// has the limits).
+// each other: each re-solve finds the delays where they agree, from the last solve's, each
+// step predicting the next water-filling from the window flows and checking it with one
+// (sim/detail/fluid_solve.cpp's settle_queues; sim/detail/fluid_impl.hpp has the limits).
 //
 // Statistics: per resource, the bytes carried and the time-integral of utilisation; with a trace
 // sink attached, a bandwidth counter per resource track at every rate change.

@@ -196,10 +196,11 @@ void FluidNetwork::Impl::settle_queues() {
         if (f.window == 0.0) continue;
         windowed += f.new_rate;
         // Its window and hold per wait besides this resource's delay; what else limits it (the
-        // rate it has unless its window's cap binds: none if it does).
+        // rate it has unless its window's cap binds: its static cap if it does).
+        double hold = f.hold;
+        for (std::uint32_t pi : f.path) hold += pi == ri ? 0.0 : resources[pi].queue_delay;
         const bool bound = f.cap < f.static_cap && f.new_rate >= f.cap * (1 - 1e-9);
-        window_flows.push_back(
-            {f.window, f.window / f.cap - r.queue_delay, bound ? f.static_cap : f.new_rate});
+        window_flows.push_back({f.window, hold, bound ? f.static_cap : f.new_rate});
       }
       const double u = r.queue_rho;
       const double measured = std::min(load / r.capacity_bps, detail::kMaxQueueRho);
