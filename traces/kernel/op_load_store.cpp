@@ -67,6 +67,45 @@ models::PeerPath peer_path_of(Via via, bool add) {
   return add ? models::PeerPath::tma_reduce : models::PeerPath::tma;
 }
 
+// A transfer's rate cap; for a load whose misses queue at the HBM (hbm.queue_delay), their
+// window over the latency the HBM's load adds to (sim/fluid.hpp), in place of the fixed-latency
+// cap, and what else caps them.
+struct Caps {
+  Bandwidth cap;
+  std::optional<sim::Window> misses_window;
+  std::optional<Bandwidth> misses_cap;
+};
+
+// What a TMA transfer's caps depend on besides the op (see the top of this file).
+struct TmaTimes {
+  Duration latency, held;  // the path's latency, how long a store holds its bytes
+  bool is_load, queued;
+};
+Caps tma_caps(const models::HardwareSpec& spec, const RoleRun& r, const TransferOp& op,
+              std::int64_t bytes, const TmaTimes& t) {
+  const std::int64_t message = op.message ? op.message->eval_positive(r.env, "message")
+                                          : std::min(bytes, spec.tma.max_message.count());
+  const std::optional<std::int64_t> outstanding =
+      op.outstanding ? std::optional(op.outstanding->eval_positive(r.env, "outstanding"))
+                     : std::nullopt;
+  Caps c;
+  if (t.is_load) {
+    const std::int64_t window =
+        mul(op.bytes, outstanding.value_or(spec.tma.messages_in_flight), message);
+    const Bandwidth issue = window_rate(message, spec.tma.message_interval);
+    c.cap = std::min(window_rate(window, t.latency), issue);
+    if (t.queued) {
+      c.misses_window = sim::Window{Bytes(window), t.latency};
+      c.misses_cap = issue;
+    }
+  } else {
+    std::int64_t window = spec.tma.max_bytes_in_flight();
+    if (outstanding) window = std::min(window, mul(op.bytes, *outstanding, message));
+    c.cap = window_rate(window, t.held);
+  }
+  return c;
+}
+
 // A load (is_load, with its working_set or null) or a store (with its add) via tma or ldst;
 // `bytes_what` names the bytes in messages.
 bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_view bytes_what,
@@ -113,32 +152,11 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   else if (!is_load)
     held = spec.hbm.write_latency;
   Bytes moved;
-  Bandwidth cap;
-  // A load's misses, where the HBM queues (hbm.queue_delay): its window over the latency the
-  // HBM's load adds to (sim/fluid.hpp), in place of the fixed-latency cap.
-  std::optional<sim::Window> misses_window;
-  std::optional<Bandwidth> misses_cap;  // what caps the misses besides that window
+  Caps caps;
   const bool queued = is_load && spec.hbm.queue_delay > Duration::zero();
   if (op.via == Via::tma) {
     moved = Bytes(bytes);
-    const std::int64_t message = op.message ? op.message->eval_positive(r.env, "message")
-                                            : std::min(bytes, spec.tma.max_message.count());
-    const std::optional<std::int64_t> outstanding =
-        op.outstanding ? std::optional(op.outstanding->eval_positive(r.env, "outstanding"))
-                       : std::nullopt;
-    if (is_load) {
-      const std::int64_t window =
-          mul(op.bytes, outstanding.value_or(spec.tma.messages_in_flight), message);
-      cap = std::min(window_rate(window, latency), window_rate(message, spec.tma.message_interval));
-      if (queued) {
-        misses_window = sim::Window{Bytes(window), latency};
-        misses_cap = window_rate(message, spec.tma.message_interval);
-      }
-    } else {
-      std::int64_t window = spec.tma.max_bytes_in_flight();
-      if (outstanding) window = std::min(window, mul(op.bytes, *outstanding, message));
-      cap = window_rate(window, held);
-    }
+    caps = tma_caps(spec, r, op, bytes, {latency, held, is_load, queued});
     fixed += spec.tma.issue_time(x.gpu(x.rank_of(r)).sm_clock());
   } else {
     moved = spec.ldst.sectors_bytes(Bytes(bytes));
@@ -158,8 +176,8 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       rounds = op.rounds->eval_positive(r.env, "rounds");
       held = Duration::ps(mul(*op.rounds, held.picoseconds(), rounds));
     }
-    cap = window_rate(window, held);
-    if (queued) misses_window = sim::Window{Bytes(window), one_wait, rounds};
+    caps.cap = window_rate(window, held);
+    if (queued) caps.misses_window = sim::Window{Bytes(window), one_wait, rounds};
   }
   if (op.own_warp)
     hold_comm_warp(x, r,
@@ -173,15 +191,15 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   begin_phases(r);
   add_phase(r, fixed);
   if (hits.count() > 0) {
-    add_flow(r, owner.l2(), route, hits, cap);
+    add_flow(r, owner.l2(), route, hits, caps.cap);
     if (misses.count() > 0) add_phase(r, Duration::zero());
   }
   if (misses.count() > 0 || hits.count() == 0) {
-    FlowSpec& f = add_flow(r, owner.hbm(), route, misses, cap);
+    FlowSpec& f = add_flow(r, owner.hbm(), route, misses, caps.cap);
     if (!is_load) f.path.push_back(owner.hbm_write());  // a store's misses are written to HBM
-    if (misses_window) {
-      f.window = misses_window;
-      f.cap = misses_cap;
+    if (caps.misses_window) {
+      f.window = caps.misses_window;
+      f.cap = caps.misses_cap;
     }
   }
   run_phases(x, r);
