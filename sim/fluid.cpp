@@ -98,7 +98,10 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   ++m.started;
   FlowId id{(static_cast<std::uint64_t>(f.generation) << 32) | (slot + 1ull)};
 
-  if (f.window > 0.0) f.cap = std::min(f.static_cap, f.window / f.hold);  // no path yet
+  if (f.window > 0.0) {
+    ++m.window_flows_active;
+    f.cap = std::min(f.static_cap, f.window / f.hold);  // no path yet
+  }
   if (bytes.count() == 0 || path.empty()) {
     // Nothing to share: a zero-byte flow ends now; a pathless flow runs at its own cap.
     f.rate = f.cap < kInf ? f.cap : 0.0;

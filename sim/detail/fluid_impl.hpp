@@ -233,6 +233,7 @@ struct FluidNetwork::Impl {
   std::vector<std::uint32_t> touched;
   std::uint64_t touch_stamp = 0;
   std::vector<std::uint32_t> comp_queues;  // the component's queueing resources
+  std::size_t window_flows_active = 0;     // none: solves skip the window caps and queues
   // settle_queues: a queueing resource's window flows: window and hold per wait (the hold
   // besides that resource's delay), and what else limits the flow.
   struct WindowFlow {
@@ -300,6 +301,8 @@ struct FluidNetwork::Impl {
   }
 
   void release(Flow& f) {
+    if (f.window > 0.0) --window_flows_active;
+    f.window = 0.0;
     f.active = false;
     ++f.generation;
     f.path.clear();

@@ -252,11 +252,13 @@ void FluidNetwork::Impl::solve() {
   collect_component();
   for (std::uint32_t fi : comp_flows) advance(flows[fi]);
   for (std::uint32_t ri : comp_resources) fold(resources[ri]);
-  for (std::uint32_t fi : comp_flows) {
-    if (flows[fi].window > 0.0) window_cap(flows[fi]);
+  if (window_flows_active > 0) {
+    for (std::uint32_t fi : comp_flows) {
+      if (flows[fi].window > 0.0) window_cap(flows[fi]);
+    }
   }
   water_fill();
-  settle_queues();
+  if (window_flows_active > 0) settle_queues();
 
   for (std::uint32_t fi : comp_flows) {
     Flow& f = flows[fi];
