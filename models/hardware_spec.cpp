@@ -6,6 +6,22 @@
 
 namespace mgsim::models {
 
+HardwareSpec with_host(HardwareSpec gpu, const HardwareSpec& host) {
+  gpu.host = host.host;
+  gpu.launch.latency = host.launch.latency;
+  gpu.launch.wake_1ms = host.launch.wake_1ms;
+  gpu.launch.wake_100ms = host.launch.wake_100ms;
+  auto from_host = [](const std::string& key) {
+    return key.starts_with("host.") || key == "launch.latency" || key == "launch.wake_1ms" ||
+           key == "launch.wake_100ms";
+  };
+  std::erase_if(gpu.sources, [&](const auto& entry) { return from_host(entry.first); });
+  for (const auto& [key, source] : host.sources)
+    if (from_host(key)) gpu.sources[key] = source;
+  gpu.name += "+" + host.name + " host";
+  return gpu;
+}
+
 sim::Bandwidth scale_bandwidth(sim::Bandwidth bw, double factor) {
   MGSIM_CHECK(factor >= 0.0, "negative bandwidth factor {}", factor);
   // long double keeps the 64-bit mantissa exact for any int64 rate before the one rounding.

@@ -57,6 +57,12 @@ enum class PeerPath { copy_engine, tma, ldst, tma_reduce };
 // the efficiencies were fitted to; see docs/MODELS.md.)
 sim::Bandwidth peer_bandwidth(const HardwareSpec& spec, PeerPath path);
 
+// `gpu` driven from `host`'s host: every host.* parameter and the launch parameters that cross
+// the host (launch.latency, from the call's return to the kernel's start over the host's PCIe
+// root; launch.wake_1ms and wake_100ms) are `host`'s, with their sources; the rest is `gpu`'s.
+// For data measured on another machine of the same GPU (validate/cases.hpp's `host:`).
+HardwareSpec with_host(HardwareSpec gpu, const HardwareSpec& host);
+
 // `bw` x `factor`, rounded down to whole bytes per second. REQUIRES: 0 <= factor.
 sim::Bandwidth scale_bandwidth(sim::Bandwidth bw, double factor);
 

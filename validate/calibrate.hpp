@@ -42,6 +42,8 @@ struct FittedParameter {
 };
 
 struct Calibration {
+  std::string name;                         // the preset it writes: "h200.calibrated"
+  std::string description;                  // the file's description line
   std::string base;                         // the preset it overrides: "h200"
   std::vector<FittedParameter> parameters;  // in the order they are written
   std::vector<std::string> notes;           // comment lines: measured figures with no parameter
@@ -70,6 +72,10 @@ struct Fit {
 // Every fit, in the order calibrate() runs them (a fit's `fitted` inputs come from fits above it).
 const std::vector<Fit>& calibration_fits();
 
+// A host's fits (`mgsim calibrate --host`): the launch model and the host's API costs, from
+// launch.csv and host_api.csv of a folder measured on that host.
+const std::vector<Fit>& host_calibration_fits();
+
 // validate/cases of the source tree, as configured at build time (found from any directory).
 std::string configured_cases_dir();
 
@@ -78,6 +84,11 @@ std::string configured_cases_dir();
 Calibration calibrate(const std::string& data_dir, const std::string& base,
                       const std::string& command,
                       const std::string& cases_dir = configured_cases_dir());
+// The host's fits only, as preset `<base>.host` over `base`: a host measured apart from the GPU
+// data (validate/data/h200-single/host_run36), whose costs the families measured there are
+// predicted with (the manifest's `host:`).
+Calibration calibrate_host(const std::string& data_dir, const std::string& base,
+                           const std::string& command);
 
 // The calibrated hardware file (YAML: `base:` plus one mapping per unit, {value, source}).
 std::string to_yaml(const Calibration& c);

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "models/hardware_loader.hpp"
 #include "sim/config.hpp"
 #include "traces/executor.hpp"
 #include "traces/schedule.hpp"
@@ -59,6 +60,8 @@ struct Family {
   Measure measure;
   sim::SourceLocation at;
   std::string data, category, schedule, measured, divide_by, status, why;
+  std::string host;  // when set: the preset whose host costs the rows were measured with
+  sim::SourceLocation host_at;
   std::string stream;  // when set: the prediction is this stream's end on rank stream_rank
   int stream_rank = 0;
   Pairs define;  // param -> column
@@ -93,6 +96,10 @@ Family read_family(const sim::Node& node) {
   if (auto s = r.optional("schedule")) f.schedule = s->as_string();
   f.measured = r.required("measured").as_string();
   if (auto d = r.optional("divide_by")) f.divide_by = d->as_string();
+  if (auto h = r.optional("host")) {
+    f.host = h->as_string();
+    f.host_at = h->location();
+  }
   if (auto m = r.optional("measure")) f.measure = read_measure(*m);
   if (auto st = r.optional("stream")) {
     sim::MapReader sr(*st, "stream");
@@ -275,10 +282,26 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
   for (const sim::Node& f : r.required("families").items()) families.push_back(read_family(f));
   r.finish();
 
-  const traces::Machine machine = traces::Machine::load(topology, {}, hw_name);
+  const traces::Machine gpu_host = traces::Machine::load(topology, {}, hw_name);
+  // The machine of each other host a family was measured on: the GPU under test, that host's
+  // costs (a file relative to the manifest, or else a preset name or path).
+  std::map<std::string, traces::Machine> hosts;
+  for (const Family& f : families) {
+    if (f.host.empty() || hosts.count(f.host)) continue;
+    const std::filesystem::path file = dir / f.host;
+    const std::string path = std::filesystem::is_regular_file(file) ? file.string() : f.host;
+    try {
+      hosts.emplace(f.host, traces::Machine(gpu_host.topology(),
+                                            models::with_host(gpu_host.hardware(),
+                                                              models::load_hardware(path))));
+    } catch (const sim::ConfigError& e) {
+      throw sim::ConfigError(f.host_at, fmt::format("host {}: {}", f.host, e.what()));
+    }
+  }
 
   ValidationRun out;
   for (const Family& f : families) {
+    const traces::Machine& machine = f.host.empty() ? gpu_host : hosts.at(f.host);
     const MeasurementTable table = MeasurementTable::load_file(data_dir + "/" + f.data);
     if (!f.status.empty()) {
       out.pending.push_back({f.data, f.category, f.status, f.why, table.rows()});

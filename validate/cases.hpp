@@ -13,6 +13,10 @@
 //       less: {FENCE: 0}               # optional: the prediction less the same case with these
 //                                      # params (a measured difference: a loop with and without
 //                                      # its fence)
+//       host: h200.single_host         # optional: the rows were measured on another host than
+//                                      # the GPU data; its costs (host.*, launch.latency) come
+//                                      # from this preset (or file, relative to the manifest)
+//                                      # over the validated hardware (models::with_host)
 //       stream: {name: gemm, rank: 0}  # optional: predict the end of this stream (default: the
 //                                      # end of the whole schedule), e.g. one side of two
 //                                      # concurrent loops

@@ -161,5 +161,27 @@ TEST_CASE("describe_hardware lists every parameter once", "[models][presets]") {
         }) != lines.end());
 }
 
+TEST_CASE("a GPU driven from another host takes that host's costs only", "[models][presets]") {
+  // h200.calibrated's GPU with the single-GPU machines' host (models/presets/h200.single_host):
+  // the host's calls and the launch's path to the GPU change, nothing on the GPU does.
+  const HardwareSpec gpu = load_hardware("h200.calibrated");
+  const HardwareSpec host = load_hardware("h200.single_host");
+  REQUIRE(gpu.host.launch != host.host.launch);
+  REQUIRE(gpu.launch.latency != host.launch.latency);
+  REQUIRE(gpu.launch.per_cta != host.launch.per_cta);
+  const HardwareSpec both = with_host(gpu, host);
+  CHECK(both.host.launch == host.host.launch);
+  CHECK(both.host.memcpy == host.host.memcpy);
+  CHECK(both.launch.latency == host.launch.latency);
+  CHECK(both.sources.at("host.memcpy") == host.sources.at("host.memcpy"));
+  CHECK(both.sources.at("launch.latency") == host.sources.at("launch.latency"));
+  CHECK(both.launch.per_cta == gpu.launch.per_cta);  // the dispatcher is the GPU's
+  CHECK(both.launch.gap == gpu.launch.gap);
+  CHECK(both.sources.at("launch.per_cta") == gpu.sources.at("launch.per_cta"));
+  CHECK(both.hbm.bandwidth == gpu.hbm.bandwidth);
+  CHECK(both.sources.at("hbm.bandwidth") == gpu.sources.at("hbm.bandwidth"));
+  CHECK(both.name == "h200.calibrated+h200.single_host host");
+}
+
 }  // namespace
 }  // namespace mgsim::models

@@ -182,3 +182,43 @@ TEST_CASE("HBM's full-chip rates are the bytes over the time less an empty launc
   CHECK(static_cast<double>(hw.hbm.write_bandwidth.bytes_per_second()) ==
         Approx(rate("write")).epsilon(1e-6));
 }
+
+TEST_CASE("the committed single-GPU host's preset is what calibrate --host produces") {
+  const auto c = mgsim::validate::calibrate_host(
+      kSource + "/validate/data/h200-single/host_run36", "h200",
+      "mgsim calibrate validate/data/h200-single/host_run36 --host --name h200.single_host");
+  auto named = c;
+  named.name = "h200.single_host";
+  CHECK(mgsim::validate::to_yaml(named) == read(kSource + "/models/presets/h200.single_host.yaml"));
+  // Only the host's fits ran: nothing of the fabric, the memory or the SMs.
+  for (const auto& p : c.parameters) CHECK((p.section == "host" || p.section == "launch"));
+}
+
+TEST_CASE("a host's API costs are its host_api.csv's back-to-back calls") {
+  // Two back-to-back device copies at 3 and 5 us (mean 4), a single copy at 9 that is not
+  // back to back, and the three event calls; the launch fit reads the committed launch.csv.
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_calibrate_host_test";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kSource + "/validate/data/h200/launch.csv", dir / "launch.csv",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "host_api.csv")
+      << "# gpu0_name: H200\n# date_utc: today\n# command: host_api\n"
+         "api,mode,host_us_median\n"
+         "cudaMemcpyAsync_d2d,back_to_back,3\ncudaMemcpyAsync_d2d,back_to_back,5\n"
+         "cudaMemcpyAsync_d2d,single_event,9\ncudaEventRecord,back_to_back_timing,1.25\n"
+         "cudaEventRecord,back_to_back_disable_timing,0.25\n"
+         "cudaStreamWaitEvent,back_to_back_completed_event,0.5\n";
+  const auto c = mgsim::validate::calibrate_host(dir.string(), "h200", "test");
+  std::map<std::string, std::string> value;
+  for (const auto& p : c.parameters) value[p.section + "." + p.key] = p.value;
+  CHECK(value.at("host.memcpy") == "4000.000ns");
+  CHECK(value.at("host.event_record") == "1250.000ns");
+  CHECK(value.at("host.event_record_untimed") == "250.000ns");
+  CHECK(value.at("host.stream_wait") == "500.000ns");
+  // The launch model is the GPU calibration's fit of the same file.
+  const auto gpu = mgsim::validate::calibrate(kSource + "/validate/data/h200", "h200", "test");
+  for (const auto& p : gpu.parameters)
+    if (p.section + "." + p.key == "host.launch") CHECK(value.at("host.launch") == p.value);
+  CHECK(c.name == "h200.host");
+  std::filesystem::remove_all(dir);
+}

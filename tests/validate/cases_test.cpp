@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "models/hardware_loader.hpp"
 #include "sim/config.hpp"
 #include "validate/cases.hpp"
 
@@ -120,4 +121,36 @@ TEST_CASE("divide_by names a count column, a number or a param of the schedule's
   CHECK_THROWS_WITH(run_with("M"), Catch::Contains("divide_by M: expected a count column of "
                                                    "d.csv or a param of every schedule"));
   CHECK_THROWS_WITH(run_with("-1"), Catch::Contains("divide_by -1: expected a positive number"));
+}
+
+TEST_CASE("a family measured on another host is predicted with that host's costs") {
+  // One device copy's host call, measured as the host thread's end: host.memcpy of the
+  // validated preset, or of the family's `host:` preset (a file beside the manifest here).
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_cases_test_host";
+  std::filesystem::create_directories(dir);
+  write(dir / "copy.yaml",
+        "streams:\n  - name: s\n    if: rank == 0\n    ops:\n      - memcpy: {bytes: 4KiB}\n");
+  write(dir / "d.csv",
+        "# gpu0_name: test\n# date_utc: 2026-12-05\n# command: x\nop,time_us_median\nx,7\n");
+  write(dir / "slow_host.yaml",
+        "base: h200\nname: slow_host\nhost:\n  memcpy: {value: 7us, source: \"measured: test\"}\n");
+  auto run_with = [&](const std::string& host) {
+    write(dir / "manifest.yaml", "topology: " + kSource +
+                                     "/validate/cases/h200x2.yaml\n"
+                                     "families:\n  - data: d.csv\n    category: primitive\n"
+                                     "    schedule: copy.yaml\n    measured: time_us_median\n"
+                                     "    measure: host\n" +
+                                     host);
+    const auto run = mgsim::validate::run_validation((dir / "manifest.yaml").string(), dir.string(),
+                                                     "h200.calibrated");
+    REQUIRE(run.cases.size() == 1);
+    return run.cases[0].predicted_us;
+  };
+  const auto calibrated = mgsim::models::load_hardware("h200.calibrated");
+  CHECK(run_with("") == Approx(calibrated.host.memcpy.microseconds()));
+  CHECK(run_with("    host: slow_host.yaml\n") == Approx(7.0));
+  CHECK_THROWS_WITH(run_with("    host: no_such_host\n"),
+                    Catch::Contains("manifest.yaml:8:11") &&
+                        Catch::Contains("host no_such_host: ") &&
+                        Catch::Contains("unknown hardware preset"));
 }

@@ -152,6 +152,40 @@ void launch(Calibrator& c) {
                       lines(t, sync)));
 }
 
+// The host's own API costs, from host_api.csv (validate/cuda/host_api.cu: host wall time per call,
+// back to back, on the host that measured it):
+//   host.memcpy: the mean of the device-to-device cudaMemcpyAsync rows issued back to back (every
+//     size and stream count measured: the host's call rate binds them all);
+//   host.event_record, host.event_record_untimed, host.stream_wait: the row of that call back to
+//     back (a timing event, one without timing, a wait on a completed event).
+void host_api(Calibrator& c) {
+  const MeasurementTable& t = c.table("host_api.csv");
+  const std::size_t us = c.column(t, "host_us_median", Unit::microseconds);
+  auto sec = [&](std::size_t r) { return t.number(r, us) * 1e-6; };
+  const Rows copies = select(c, t, {{"api", "cudaMemcpyAsync_d2d"}, {"mode", "back_to_back"}});
+  const double memcpy = mean_of(t, copies, sec, "host.memcpy");
+  c.write("host.memcpy", ps_value(memcpy), memcpy,
+          fmt::format("fit: host_api.csv lines {} (device-to-device cudaMemcpyAsync back to back, "
+                      "host wall time per call), mean",
+                      lines(t, copies)));
+  struct Call {
+    std::string_view parameter, api, mode, what;
+  };
+  for (const Call& call :
+       {Call{"host.event_record", "cudaEventRecord", "back_to_back_timing", "a timing event"},
+        Call{"host.event_record_untimed", "cudaEventRecord", "back_to_back_disable_timing",
+             "cudaEventDisableTiming"},
+        Call{"host.stream_wait", "cudaStreamWaitEvent", "back_to_back_completed_event",
+             "on a completed event"}}) {
+    const Rows r = select(c, t, {{"api", call.api}, {"mode", call.mode}});
+    if (r.size() != 1)
+      out_of_range(t, fmt::format("expected one {} / {} row", call.api, call.mode));
+    c.write(call.parameter, ps_value(sec(r[0])), sec(r[0]),
+            fmt::format("measured: host_api.csv line {} ({} back to back, {}, host median)",
+                        t.line_of(r[0]), call.api, call.what));
+  }
+}
+
 // The tensor pipes' rate at sm.clock. Large cuBLAS GEMMs run at the power cap (the SM clock read
 // after them is 1425-1980 MHz, docs/MEASUREMENTS.md caveat 1): each row's time is scaled by its
 // own clock (models/power.hpp: the pipes' rate goes with it). Fitted in the kernel model's terms,

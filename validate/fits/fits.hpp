@@ -30,8 +30,9 @@ void hbm_queue(Calibrator& c);
 void tma_store_add(Calibrator& c);
 void sm_pipe(Calibrator& c);
 
-// compute.cpp: launches and the tensor pipes.
+// compute.cpp: launches, the host's API calls and the tensor pipes.
 void launch(Calibrator& c);
+void host_api(Calibrator& c);
 void tensor_clock(Calibrator& c);
 
 }  // namespace mgsim::validate::fits
