@@ -29,7 +29,8 @@ HardwareSpec load_root(const Node& root, int depth);
 HardwareSpec resolve(const std::string& preset_or_path, const SourceLocation& where,
                      const std::string& named_in, int depth) {
   if (depth > kMaxBaseDepth)
-    throw ConfigError(where, fmt::format("'base' chain deeper than {} (a cycle?)", kMaxBaseDepth));
+    throw ConfigError(
+        where, fmt::format("'base' / 'host_from' chain deeper than {} (a cycle?)", kMaxBaseDepth));
   if (sim::looks_like_path(preset_or_path)) {
     return load_root(Node::load_file(sim::relative_to_file(preset_or_path, named_in)), depth);
   }
@@ -93,6 +94,11 @@ HardwareSpec load_root(const Node& root, int depth) {
   if (const auto base = top.optional("base")) {
     spec = resolve(base->as_string(), base->location(), root.file(), depth + 1);
     has_base = true;
+  }
+  if (const auto host = top.optional("host_from")) {
+    // The machine's host (models::with_host): its API costs and launch path over this GPU.
+    spec = with_host(std::move(spec),
+                     resolve(host->as_string(), host->location(), root.file(), depth + 1));
   }
   if (const auto name = has_base ? top.optional("name") : std::optional(top.required("name")))
     spec.name = name->as_string();

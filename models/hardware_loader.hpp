@@ -3,6 +3,8 @@
 // File format (docs/MODELS.md has the full list of parameters):
 //   name: h200                      # required unless `base` gives one
 //   base: h100                      # optional: start from another preset or file, then override
+//   host_from: h200.single_host     # optional: that preset's host drives this GPU (with_host:
+//                                   # host.*, launch.latency and wake costs), before the sections
 //   description: "..."              # optional, free text
 //   hbm:                            # one mapping per unit: sm, tma, ldst, l2, hbm, copy_engine,
 //     bandwidth: {value: 4.8TB/s, source: "datasheet: NVIDIA H200 ..."}   #  nvlink, nvswitch,

@@ -176,6 +176,28 @@ TEST_CASE("a base cycle ends with an error, not a hang", "[models][errors]") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a host_from cycle ends with an error, not a hang", "[models][errors]") {
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_models_host_cycle_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "a.yaml") << "base: h200\nhost_from: b.yaml\n";
+  std::ofstream(dir / "b.yaml") << "base: h200\nhost_from: a.yaml\n";
+  try {
+    load_hardware((dir / "a.yaml").string());
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.message(), Catch::Contains("cycle"));
+  }
+  std::ofstream(dir / "c.yaml") << "base: h200\nhost_from: h200.singel_host\n";
+  try {
+    load_hardware((dir / "c.yaml").string());
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.where().line == 2);
+    CHECK_THAT(e.message(), Catch::Contains("did you mean 'h200.single_host'"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("bad overrides", "[models][errors]") {
   try {
     load_hardware("h100", {{"hbm.bandwith", "5TB/s"}});

@@ -1,6 +1,8 @@
 // The datasheet presets: they load, every parameter records its source, and the derived whole-GPU
 // figures agree with the datasheets and the ParallelKittens calibration point they came from.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -181,6 +183,18 @@ TEST_CASE("a GPU driven from another host takes that host's costs only", "[model
   CHECK(both.hbm.bandwidth == gpu.hbm.bandwidth);
   CHECK(both.sources.at("hbm.bandwidth") == gpu.sources.at("hbm.bandwidth"));
   CHECK(both.name == "h200.calibrated+h200.single_host host");
+  // A hardware file says the same with `host_from`, and its own sections still apply after it.
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_models_host_from_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "box.yaml") << "name: box\nbase: h200.calibrated\nhost_from: "
+                                     "h200.single_host\nhost:\n  sync: 9us\n";
+  const HardwareSpec box = load_hardware((dir / "box.yaml").string());
+  CHECK(box.name == "box");
+  CHECK(box.host.launch == both.host.launch);
+  CHECK(box.launch.latency == both.launch.latency);
+  CHECK(box.launch.per_cta == gpu.launch.per_cta);
+  CHECK(box.host.sync == sim::Duration::us(9));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
