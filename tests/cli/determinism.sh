@@ -7,7 +7,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 for f in examples/*.yaml examples/*/*.yaml; do
-  case "$f" in *.sweep.yaml) continue ;; esac  # sweeps (docs/SWEEP.md): tests/cli/sweep.sh
+  case "$f" in *.sweep.yaml | *.hw.yaml) continue ;; esac  # sweeps (docs/SWEEP.md): tests/cli/sweep.sh;
+  # hardware files (--hw): tests/models/presets_test.cpp
   for i in 1 2; do
     "$mgsim" run "$f" --topology hgx-h200-8 --json --trace "$tmp/trace$i.json" > "$tmp/out$i.json" 2>&1 ||
       { echo "$f: mgsim failed:"; cat "$tmp/out$i.json"; exit 1; }

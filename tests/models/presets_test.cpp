@@ -195,6 +195,11 @@ TEST_CASE("a GPU driven from another host takes that host's costs only", "[model
   CHECK(box.launch.per_cta == gpu.launch.per_cta);
   CHECK(box.host.sync == sim::Duration::us(9));
   std::filesystem::remove_all(dir);
+  // The example hardware file (README) is this machine.
+  const HardwareSpec example =
+      load_hardware(std::string(MGSIM_SOURCE_DIR) + "/examples/hardware/h200_single_host.hw.yaml");
+  CHECK(example.host.launch == both.host.launch);
+  CHECK(example.launch.per_cta == gpu.launch.per_cta);
 }
 
 }  // namespace

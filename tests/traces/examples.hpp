@@ -1,4 +1,5 @@
-// Every schedule under examples/ (recursively; not the sweep files, *.sweep.yaml), sorted, for the
+// Every schedule under examples/ (recursively; not the sweep files, *.sweep.yaml, nor the
+// hardware files, *.hw.yaml), sorted, for the
 // tests that check a property of all of them (the roofline's bound, determinism).
 #pragma once
 
@@ -9,7 +10,8 @@
 namespace mgsim::test {
 
 inline bool is_schedule(const std::filesystem::path& p) {
-  return p.extension() == ".yaml" && !p.string().ends_with(".sweep.yaml");
+  return p.extension() == ".yaml" && !p.string().ends_with(".sweep.yaml") &&
+         !p.string().ends_with(".hw.yaml");
 }
 
 inline std::vector<std::filesystem::path> example_files() {
