@@ -24,7 +24,8 @@
 # sm_groups (issue 9: an SM's L2 re-read rate and fence cost beside other SMs chosen by %smid),
 # fence_warps (issue 9: fences by warps of one SM out of step, with a timeline of each warp's),
 # launch (launch.cu on GPU 0: the launch modes of launch.csv on this host), host_again (host_api,
-# memcpy_local and launch once more into again/: the same host minutes later);
+# memcpy_local and launch once more into again/: the same host minutes later), hbm_mix (issue 9:
+# HBM under reads and writes together, copies by access pattern and CTAs split between the two);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -75,7 +76,7 @@ echo "NCCL_ROOT=${NCCL_ROOT:-none}"
 [ -n "$NCCL_ROOT" ] && export NCCL_ROOT LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap host_memcpy nccl_host launch >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap host_memcpy nccl_host launch hbm_mix >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
@@ -123,6 +124,7 @@ step event_gap 60 "$BIN/event_gap" --out .
 step host_memcpy 60 "$BIN/host_memcpy" --out .
 step nccl_host 90 "$BIN/nccl_host" --out .
 step launch 120 "$BIN/launch" --out .
+step hbm_mix 120 "$BIN/hbm_mix" --out .
 mkdir -p "$RES/again"
 step host_again 200 sh -c "'$BIN/host_api' --out again && '$BIN/memcpy_local' --out again && '$BIN/launch' --out again"
 step attention 450 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention.py" --out .
