@@ -53,8 +53,8 @@ __global__ void __launch_bounds__(kThreads)
   const int b = blockIdx.x, group = b / 8, slot = b % 8;
   const bool writer = slot < writers8;
   const size_t role_ctas = size_t(gridDim.x / 8) * (writer ? writers8 : 8 - writers8);
-  const size_t rank = size_t(group) * (writer ? writers8 : 8 - writers8) +
-                      (writer ? slot : slot - writers8);
+  const size_t rank =
+      size_t(group) * (writer ? writers8 : 8 - writers8) + (writer ? slot : slot - writers8);
   const size_t n = role_ctas * per_cta, stride = role_ctas * kThreads;
   if (writer) {
     for (size_t i = rank * kThreads + threadIdx.x; i < n; i += stride) {
@@ -128,9 +128,8 @@ int main(int argc, char** argv) {
   }
   for (size_t per_thread : {1, 4, 16, 64, 256}) {
     const size_t chunk = per_thread * kThreads, grid = (n + chunk - 1) / chunk;
-    const Stats st = time([&] {
-      copy_blocked<<<unsigned(grid), kThreads, 0, s>>>(s4, d4, n, chunk);
-    });
+    const Stats st =
+        time([&] { copy_blocked<<<unsigned(grid), kThreads, 0, s>>>(s4, d4, n, chunk); });
     row("copy_blocked", grid, double(per_thread), 0, kBytes, kBytes, st, copied("copy_blocked"));
   }
   // Split: 1056 CTAs, per_cta vectors each, so the whole grid moves n vectors.
@@ -139,9 +138,8 @@ int main(int argc, char** argv) {
   for (int writers8 : {0, 2, 4, 6, 8}) {
     const size_t wr = size_t(grid / 8) * writers8 * per_cta * 16,
                  rd = size_t(grid / 8) * (8 - writers8) * per_cta * 16;
-    const Stats st = time([&] {
-      split<<<grid, kThreads, 0, s>>>(s4, d4, sink, per_cta, writers8, kSeedWrite);
-    });
+    const Stats st =
+        time([&] { split<<<grid, kThreads, 0, s>>>(s4, d4, sink, per_cta, writers8, kSeedWrite); });
     int ok = 1;
     if (wr) ok &= report_check("split write", count_mismatches(kDev, dst, wr, kSeedWrite));
     if (rd) {
