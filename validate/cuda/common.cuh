@@ -151,12 +151,14 @@ class EventPair {
   cudaEvent_t start_{}, stop_{};
 };
 
-// Times work that `enqueue` puts on one stream, between events, with repeat().
-template <class F>
-Stats time_stream(int device, cudaStream_t s, F&& enqueue, RepeatOpts o = {}) {
+// Times work that `enqueue` puts on one stream, between events, with repeat(); `before` is
+// enqueued ahead of the start event in every repetition (an L2 flush), untimed.
+template <class B, class F>
+Stats time_stream_after(int device, cudaStream_t s, B&& before, F&& enqueue, RepeatOpts o = {}) {
   EventPair ev(device);
   return repeat(
       [&] {
+        before();
         ev.start(s);
         enqueue();
         LAUNCH_CHECK();
@@ -164,6 +166,12 @@ Stats time_stream(int device, cudaStream_t s, F&& enqueue, RepeatOpts o = {}) {
         return ev.elapsed_us();
       },
       o);
+}
+
+template <class F>
+Stats time_stream(int device, cudaStream_t s, F&& enqueue, RepeatOpts o = {}) {
+  return time_stream_after(
+      device, s, [] {}, enqueue, o);
 }
 
 inline double wall_us() {

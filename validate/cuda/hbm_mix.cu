@@ -89,23 +89,14 @@ int main(int argc, char** argv) {
   fill_pattern(kDev, src, kBytes, kSeedSrc);
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  EventPair ev(kDev);
   RepeatOpts o;
   o.warmup = 2;
   o.min_reps = 9;
   o.max_reps = 25;
   o.budget_ms = 150;
   auto time = [&](const auto& launch) {
-    return repeat(
-        [&] {
-          CUDA_CHECK(cudaMemsetAsync(flush, 0, flush_bytes, s));
-          ev.start(s);
-          launch();
-          LAUNCH_CHECK();
-          ev.stop(s);
-          return ev.elapsed_us();
-        },
-        o);
+    return time_stream_after(
+        kDev, s, [&] { CUDA_CHECK(cudaMemsetAsync(flush, 0, flush_bytes, s)); }, launch, o);
   };
   const auto* s4 = static_cast<const uint4*>(src);
   auto* d4 = static_cast<uint4*>(dst);

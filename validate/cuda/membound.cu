@@ -83,7 +83,6 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaDeviceSynchronize());
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  EventPair ev(kDev);
 
   for (const char* launch : {"flat", "grid_stride"}) {
     const bool flat = launch[0] == 'f';
@@ -115,15 +114,8 @@ int main(int argc, char** argv) {
         o.min_reps = 9;
         o.max_reps = 25;
         o.budget_ms = 100;
-        const Stats st = repeat(
-            [&] {
-              CUDA_CHECK(cudaMemsetAsync(flush, 0, flush_bytes, s));
-              ev.start(s);
-              run();
-              ev.stop(s);
-              return ev.elapsed_us();
-            },
-            o);
+        const Stats st = time_stream_after(
+            kDev, s, [&] { CUDA_CHECK(cudaMemsetAsync(flush, 0, flush_bytes, s)); }, run, o);
         // Sampled check: word w of c against a and b's fill (scale x (w mod 1024)).
         int ok = 1;
         const size_t words = bytes / 4;
