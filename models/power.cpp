@@ -64,7 +64,7 @@ void PowerGovernor::kernel_ended() {
 void PowerGovernor::schedule_tick(sim::Time at) {
   due_ = at;
   paused_ = false;
-  tick_ = engine_.schedule_at(at, [this] { tick(); });
+  tick_ = engine_.schedule_background_at(at, [this] { tick(); });
 }
 
 PowerGovernor::Step PowerGovernor::sample(sim::Time until) {
@@ -105,8 +105,9 @@ void PowerGovernor::tick() {
     const double room = goal - others;
     set_clock(room <= 0 ? kMinClock : std::clamp(x * std::cbrt(room / s.tensor), kMinClock, 1.0));
   }
-  // Nothing else will happen (a kernel blocked for good): stop, so the run can end and say so.
-  if (engine_.empty()) return;
+  // Nothing else will happen (kernels blocked for good; other GPUs' governors may still tick):
+  // stop, so the run can end and say so.
+  if (engine_.only_background()) return;
   schedule_tick(engine_.now() + step_);
 }
 

@@ -90,6 +90,7 @@ struct Slot {
   Engine::Callback callback;
   std::uint32_t generation = 1;
   SlotState state = SlotState::kFree;
+  bool background = false;  // Engine::schedule_background_at
 };
 
 constexpr std::size_t kCacheSize = 64;  // a power of two
@@ -103,8 +104,9 @@ struct Engine::Queue {
   std::array<CacheEntry, kCacheSize> cache;
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
-  std::size_t live = 0;       // pending and not cancelled
-  std::size_t cancelled = 0;  // cancelled slots still queued
+  std::size_t live = 0;        // pending and not cancelled
+  std::size_t background = 0;  // of them, background events
+  std::size_t cancelled = 0;   // cancelled slots still queued
 
   // An index from `free_list` if it has one, else a new default element at the end of `items`.
   template <class T>
@@ -120,11 +122,13 @@ struct Engine::Queue {
     return static_cast<std::uint32_t>(items.size() - 1);
   }
 
-  std::uint32_t acquire_slot(Callback&& cb) {
+  std::uint32_t acquire_slot(Callback&& cb, bool is_background) {
     const std::uint32_t index = reuse_or_append(free_slots, slots, "pending events");
     Slot& s = slots[index];
     s.callback = std::move(cb);
     s.state = SlotState::kPending;
+    s.background = is_background;
+    background += is_background ? 1 : 0;
     return index;
   }
 
@@ -237,10 +241,18 @@ Engine::Engine() : queue_(new Queue) {}
 Engine::~Engine() { delete queue_; }
 
 EventId Engine::schedule_at(Time t, Callback cb, int priority) {
+  return schedule(t, std::move(cb), priority, false);
+}
+
+EventId Engine::schedule_background_at(Time t, Callback cb) {
+  return schedule(t, std::move(cb), 0, true);
+}
+
+EventId Engine::schedule(Time t, Callback cb, int priority, bool background) {
   MGSIM_CHECK(t >= now_, "event scheduled in the past: at {} ps, now {} ps", t.picoseconds(),
               now_.picoseconds());
   Queue& q = *queue_;
-  std::uint32_t slot = q.acquire_slot(std::move(cb));
+  std::uint32_t slot = q.acquire_slot(std::move(cb), background);
   q.push(t.picoseconds(), priority, slot, next_sequence_++);
   ++q.live;
   return EventId{(static_cast<std::uint64_t>(q.slots[slot].generation) << 32) | (slot + 1ull)};
@@ -260,12 +272,14 @@ bool Engine::cancel(EventId id) {
   s.state = SlotState::kCancelled;
   s.callback = nullptr;  // release what the callback captured now, not when the entry surfaces
   --q.live;
+  if (s.background) --q.background;
   ++q.cancelled;
   if (q.cancelled > 1024 && q.cancelled > q.live) q.compact();
   return true;
 }
 
 bool Engine::empty() const { return queue_->live == 0; }
+bool Engine::only_background() const { return queue_->live == queue_->background; }
 
 void Engine::set_guard(std::uint64_t every, Callback check) {
   MGSIM_CHECK(every > 0, "a guard every {} events", every);
@@ -292,6 +306,10 @@ void Engine::run_until(Time t) {
     // (reallocating the slab) and may try to cancel itself, which must then fail.
     const std::uint32_t slot = q.take_front();
     Callback cb = std::move(q.slots[slot].callback);
+    if (q.slots[slot].background)
+      --q.background;
+    else
+      last_foreground_ = now_;
     q.release_slot(slot);
     --q.live;
     ++events_processed_;

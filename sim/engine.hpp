@@ -58,6 +58,15 @@ class Engine {
   // REQUIRES: every > 0.
   void set_guard(std::uint64_t every, Callback check);
 
+  // A background event does not keep a run going by itself (a power governor's periodic step):
+  // a run whose pending events are all background ones has nothing left to happen, so their
+  // owners stop rescheduling them (a deadlock between GPUs that each have a governor ends, and
+  // says so). REQUIRES: t >= now().
+  EventId schedule_background_at(Time t, Callback cb);
+  bool only_background() const;
+  // When the last event that was not a background one ran (what a deadlocked run reports).
+  Time last_foreground() const { return last_foreground_; }
+
   bool empty() const;
   std::uint64_t events_processed() const { return events_processed_; }
 
@@ -67,11 +76,13 @@ class Engine {
 
  private:
   struct Queue;  // defined in engine.cpp
+  EventId schedule(Time t, Callback cb, int priority, bool background);
   Queue* queue_;
   Time now_ = Time::zero();
   std::uint64_t next_sequence_ = 1;
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
+  Time last_foreground_ = Time::zero();
   std::uint64_t guard_every_ = 0;  // 0: no guard
   std::uint64_t guard_next_ = 0;
   Callback guard_;

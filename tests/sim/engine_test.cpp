@@ -238,3 +238,34 @@ TEST_CASE("the guard runs after every N events and may end the run by throwing")
   CHECK(seen == std::vector<std::uint64_t>{3, 6});
   CHECK(e.now() == Time::from_ps(6));  // the run ended at the event after which it threw
 }
+
+TEST_CASE("background events stop when nothing else is pending, and the run says when it was") {
+  // Two tickers every 10 ps (as two GPUs' power governors), each stopping once only background
+  // events are left; foreground work at 25 and 37 ps. After 37 the tickers run at 40 (the first
+  // sees the other's tick still pending and stops, the second then sees none and stops).
+  Engine e;
+  std::vector<std::int64_t> ticks;
+  std::function<void()> tickers[2];
+  for (auto& tick : tickers)
+    tick = [&] {
+      ticks.push_back(e.now().picoseconds());
+      if (!e.only_background()) e.schedule_background_at(e.now() + Duration::ps(10), tick);
+    };
+  e.schedule_background_at(Time::from_ps(10), tickers[0]);
+  e.schedule_background_at(Time::from_ps(10), tickers[1]);
+  e.schedule_at(Time::from_ps(25), [] {});
+  e.schedule_at(Time::from_ps(37), [] {});
+  CHECK(!e.only_background());
+  CHECK(e.run() == Time::from_ps(40));
+  CHECK(e.last_foreground() == Time::from_ps(37));
+  CHECK(ticks == std::vector<std::int64_t>{10, 10, 20, 20, 30, 30, 40, 40});
+  // A cancelled background event leaves the count.
+  Engine f;
+  const EventId id = f.schedule_background_at(Time::from_ps(5), [] {});
+  f.schedule_at(Time::from_ps(1), [] {});
+  CHECK(!f.only_background());
+  CHECK(f.cancel(id));
+  f.run();
+  CHECK(f.only_background());
+  CHECK(f.empty());
+}
