@@ -117,7 +117,10 @@ void run_schedule(const RunOptions& o) {
   }
   // The results first: a trace that cannot be written loses no result.
   const traces::ReportHeader header{o.schedule, &machine};
-  const bool table = schedule.collective_count == 1 && !runs.front().result.run.collectives.empty();
+  // One collective op or group (the table shows its first transfer), or one send and the
+  // receive it matches.
+  const std::size_t collectives = runs.front().result.run.collectives.size();
+  const bool table = collectives > 0 && (schedule.collective_count == 1 || collectives == 1);
   const std::string text = traces::runs_text(header, runs, o.top, table, o.critical_path);
   std::cout << (o.json ? traces::runs_json(header, runs) : text);
   std::cout.flush();

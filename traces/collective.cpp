@@ -68,6 +68,8 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
       break;
     case CollectiveKind::broadcast:
     case CollectiveKind::reduce:
+    case CollectiveKind::send:
+    case CollectiveKind::recv:
       MGSIM_CHECK(false, "the ideal ring has no {}", to_string(kind_));
   }
   const auto count = static_cast<std::int64_t>(rings.size());

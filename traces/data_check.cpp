@@ -169,12 +169,13 @@ void DataCheck::acquire(Agent a, const Clock& c) {
   if (info_[a].launch < 0 && info_[a].name != nullptr) prune(a);
 }
 
-// A collective also carries where its ranks' data came from to every rank, and a barrier what
-// a CTA's roles hand each other in shared memory.
+// A collective also carries where its ranks' data came from to every rank, a send to its
+// receiver, and a barrier what a CTA's roles hand each other in shared memory.
 void DataCheck::release(Agent a, const SyncKey& key) {
   Sync& s = syncs_[key];
   s.clock.join(publish(a));
-  if (std::get<0>(key) == collective || std::get<0>(key) == barrier) merge(s.from, origins_[a]);
+  const int kind = std::get<0>(key);
+  if (kind == collective || kind == p2p || kind == barrier) merge(s.from, origins_[a]);
 }
 
 void DataCheck::merge(Origin& into, const Origin& from) {

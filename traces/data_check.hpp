@@ -126,8 +126,9 @@ class DataCheck {
  public:
   using Agent = std::uint32_t;
   // A sync object: (kind, a, b, c): a flag (rank, flag, index), a barrier (launch, CTA,
-  // barrier), an event (rank, name, index), a collective (stream definition, its number).
-  enum SyncKind { flag, barrier, event, collective };
+  // barrier), an event (rank, name, index), a collective (stream definition, its number), a
+  // send and its receive (stream definition, sender x world + receiver, their number).
+  enum SyncKind { flag, barrier, event, collective, p2p };
   using SyncKey = std::tuple<int, std::int64_t, std::int64_t, std::int64_t>;
 
   // `base`: the schedule's env with params and world set (rank and region are set here).

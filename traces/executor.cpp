@@ -55,6 +55,11 @@ struct Entry {
   const sim::SourceLocation* where = nullptr;
   sim::Time begin = sim::Time::max();
   sim::Time end = sim::Time::zero();
+  // A send and the receive it matches (kind send): the pair, the transfer's number between them
+  // (in the ranks' stream), how it moves, each side's op (null until that rank calls it).
+  int src = -1, dst = -1, index = 0;
+  nccl::P2pPlan p2p;
+  const Op* sides[2] = {nullptr, nullptr};  // send, recv
 };
 struct Ordered {
   const Entry* entry;
@@ -73,6 +78,7 @@ struct StreamRun {
   bool host_done = false;
   sim::Time host_end;
   int collectives_seen = 0;
+  std::map<int, int> sends_seen, recvs_seen;  // NCCL sends to / receives from each peer so far
   // The GPU side: what was enqueued, and the op running.
   std::deque<Command> queue;
   const Op* running = nullptr;
@@ -81,9 +87,10 @@ struct StreamRun {
   // for followed (a timing event is written launch.event after it); none before the first.
   std::optional<sim::Time> work_end;
   CollectiveRun* collective = nullptr;
-  const Entry* nccl = nullptr;  // the NCCL collective whose kernel it runs
-  int launch = -1;              // the kernel launch it is in, for reports
-  DataCheck::Agent agent = 0;   // in the data check, when the run is checked
+  const Entry* nccl = nullptr;    // the NCCL collective whose kernel it runs
+  std::vector<const Entry*> p2p;  // the sends and receives whose kernel it runs
+  int launch = -1;                // the kernel launch it is in, for reports
+  DataCheck::Agent agent = 0;     // in the data check, when the run is checked
   bool done = false;
   sim::Time end;
   // The critical path's steps (when recorded): its last host call, its last GPU op.
@@ -201,7 +208,9 @@ class Executor {
     }
     out.kernels = std::move(kernel_results_);
     out.recorded = std::move(event_results_);
-    out.end = engine_.now();
+    // The last event that was not a power governor's step: the same as now() unless the run
+    // deadlocked, when the governors stepped on a while before they saw nothing else could happen.
+    out.end = engine_.last_foreground();
     out.events = engine_.events_processed();
     if (check_) out.check = CheckResult{check_->finish(), check_->flops()};
     for (const StreamRun& st : streams_) {
@@ -218,7 +227,7 @@ class Executor {
       c.stream = name;
       c.bytes = e->bytes;
       c.dtype = e->dtype;
-      c.ranks = world_;
+      c.ranks = e->src < 0 ? world_ : e->src == e->dst ? 1 : 2;
       if (e->run) {
         c.begin = e->run->begin();
         c.end = e->run->end();
@@ -228,7 +237,7 @@ class Executor {
       } else {
         c.begin = e->begin;
         c.end = e->end;
-        c.sends = e->launch.handovers * world_;
+        c.sends = e->launch.handovers * (e->src < 0 ? world_ : 1);  // a send: its sender's
         c.algorithm = std::string(e->launch.algorithm);
         c.protocol = std::string(nccl::to_string(e->launch.protocol));
         c.channels = e->launch.channels;
@@ -237,6 +246,7 @@ class Executor {
       }
       out.collectives.push_back(std::move(c));
     }
+    if (out.blocked.empty()) check_matched();
     if (path_ && out.blocked.empty()) out.critical_path = critical_path(*path_);
     return out;
   }
@@ -428,10 +438,13 @@ class Executor {
   // transport, no host cost.
   void call(int i, const Op& op, const CollectiveOp& c) {
     StreamRun& st = stream(i);
-    const std::int64_t bytes = eval_transfer_bytes(c.bytes, st.env, "collective bytes");
-    if (bytes % c.dtype.size != 0)
-      c.bytes.fail(fmt::format("{} bytes is not a whole number of {} elements ({} bytes each)",
-                               bytes, c.dtype.name, c.dtype.size));
+    if (c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv) {
+      P2pCall g;
+      add_p2p(i, g, op, c, st.env);
+      call_p2p(i, op, g);
+      return;
+    }
+    const std::int64_t bytes = collective_bytes(c, st.env);
     const int seen = st.collectives_seen++;
     const bool sm = transport_ == CollectiveTransport::sm_copies;
     const bool ideal = c.algorithm == CollectiveAlgorithm::ideal_ring || !sm;
@@ -463,6 +476,233 @@ class Executor {
     });
     join.group = entry->id;
     host_call(i, cost, "ncclCollective", {std::move(join)});
+  }
+
+  static std::int64_t collective_bytes(const CollectiveOp& c, const Env& env) {
+    const std::int64_t bytes = eval_transfer_bytes(c.bytes, env, "collective bytes");
+    if (bytes % c.dtype.size != 0)
+      c.bytes.fail(fmt::format("{} bytes is not a whole number of {} elements ({} bytes each)",
+                               bytes, c.dtype.name, c.dtype.size));
+    return bytes;
+  }
+
+  // A run that ended with a send or a receive whose other side was never called (when it
+  // deadlocked, the blocked streams say why instead).
+  void check_matched() const {
+    for (const auto& [key, e] : p2p_) {
+      const bool sent = e.sides[0] != nullptr;
+      if (sent && e.sides[1] != nullptr) continue;
+      throw sim::ConfigError(
+          e.sides[sent ? 0 : 1]->where,
+          fmt::format("rank {}'s {} {} bytes {} rank {} (their transfer #{} on stream '{}') has no "
+                      "matching {} on rank {}",
+                      sent ? e.src : e.dst, sent ? "send of" : "receive of", e.bytes,
+                      sent ? "to" : "from", sent ? e.dst : e.src, e.index,
+                      s_.streams[static_cast<std::size_t>(std::get<0>(key))].name,
+                      sent ? "recv" : "send", sent ? e.dst : e.src));
+    }
+  }
+
+  // ---- NCCL's sends and receives (docs/NCCL.md): a group's, or one alone, is one NCCL call and
+  // one nccl_sendrecv kernel per rank. A send and a receive match as NCCL matches them: the k-th
+  // send from rank a to rank b with b's k-th receive from a, within one stream definition (its
+  // communicator).
+
+  // A group's sends and receives as stream i calls them: at most one of each.
+  struct P2pCall {
+    Entry* sides[2] = {nullptr, nullptr};  // send, recv
+    int parts = 0;
+  };
+
+  // ncclGroupStart .. ncclGroupEnd: the body's sends and receives, with the stream's values.
+  void call(int i, const Op& op, const GroupOp& group) {
+    Env env = stream(i).env;
+    Walker<Op> body(group.body);
+    P2pCall g;
+    while (const Op* part = body.next(env, budget_))
+      add_p2p(i, g, *part, std::get<CollectiveOp>(part->what), env);
+    if (g.parts == 0) {  // nothing to launch: ncclGroupEnd returns
+      host_call(i, sim::Duration::zero(), "ncclGroupEnd", {}, false);
+      return;
+    }
+    call_p2p(i, op, g);
+  }
+
+  void add_p2p(int i, P2pCall& g, const Op& op, const CollectiveOp& c, const Env& env) {
+    const bool send = c.kind == CollectiveKind::send;
+    Entry*& side = g.sides[send ? 0 : 1];
+    if (side != nullptr)
+      throw sim::ConfigError(
+          op.where,
+          fmt::format("a second {} in one group: a group runs at most one send and one recv here "
+                      "(grouped sends to several peers are not modelled yet; all_to_all runs "
+                      "NCCL's sends and receives with every rank)",
+                      to_string(c.kind)));
+    side = p2p_entry(i, op, c, collective_bytes(c, env), check_rank(*c.peer, env));
+    ++g.parts;
+  }
+
+  // The transfer stream i's send to (or receive from) `peer` is a side of: made by whichever
+  // side calls first, checked by the other.
+  Entry* p2p_entry(int i, const Op& op, const CollectiveOp& c, std::int64_t bytes, int peer) {
+    StreamRun& st = stream(i);
+    const bool send = c.kind == CollectiveKind::send;
+    const int src = send ? st.rank : peer, dst = send ? peer : st.rank;
+    const int k = (send ? st.sends_seen : st.recvs_seen)[peer]++;
+    const auto key = std::make_tuple(st.def, src, dst, k);
+    auto it = p2p_.find(key);
+    if (it == p2p_.end()) {
+      it = p2p_.emplace(key, p2p_transfer(op, c, st.def, bytes, src, dst)).first;
+      it->second.index = k;
+      it->second.id = static_cast<int>(collective_order_.size());
+      collective_order_.push_back({&it->second, stream_name(st)});
+    }
+    Entry& e = it->second;
+    if (e.bytes != bytes)
+      throw sim::ConfigError(
+          op.where,
+          fmt::format("rank {} {} {} bytes {} rank {}, where rank {} {} {} bytes (their "
+                      "transfer #{} on stream '{}')",
+                      st.rank, send ? "sends" : "receives", bytes, send ? "to" : "from", peer, peer,
+                      send ? "receives" : "sends", e.bytes, k, stream_name(st)));
+    e.sides[send ? 0 : 1] = &op;
+    return &e;
+  }
+
+  // A new transfer from src to dst: NCCL's plan for its bytes (tuner.hpp, plan_p2p), its flags
+  // counted on from the pair's earlier transfers on as many channels.
+  Entry p2p_transfer(const Op& op, const CollectiveOp& c, int def, std::int64_t bytes, int src,
+                     int dst) {
+    Entry e;
+    e.kind = CollectiveKind::send;
+    e.bytes = bytes;
+    e.dtype = c.dtype;
+    e.op = &c;
+    e.where = &op.where;
+    e.streams.assign(static_cast<std::size_t>(world_), -1);
+    e.src = src;
+    e.dst = dst;
+    e.p2p = nccl::plan_p2p(comm(op), bytes, src == dst);
+    std::int64_t& chunks = p2p_chunks_[{def, src, dst, e.p2p.channels}];
+    e.base = chunks;
+    chunks += e.p2p.moves.slices;
+    e.launch.kernel = "nccl_sendrecv";
+    e.launch.algorithm = "p2p";
+    e.launch.protocol = e.p2p.protocol;
+    e.launch.channels = e.p2p.channels;
+    e.launch.handovers = src == dst ? 0 : e.p2p.moves.slices * e.p2p.channels;
+    if (e.launch.handovers > kMaxTransfers)
+      c.bytes.fail(fmt::format("NCCL sends {} bytes in {} chunk handovers, more than {}", bytes,
+                               e.launch.handovers, kMaxTransfers));
+    e.kernel = s_.kernels.find("nccl_sendrecv");
+    return e;
+  }
+
+  // One NCCL call for stream i's group: its host cost (a pair more per p2p round beyond the
+  // first: a send and a receive of the same round are one), then the rank's kernel.
+  void call_p2p(int i, const Op& op, const P2pCall& g) {
+    const int rank = stream(i).rank;
+    Entry* send = g.sides[0];
+    Entry* recv = g.sides[1];
+    const bool self_send = send && send->dst == rank, self_recv = recv && recv->src == rank;
+    if (self_send != self_recv || (self_send && send != recv))
+      throw sim::ConfigError(
+          op.where,
+          fmt::format("rank {} {} itself without the matching {} in the same "
+                      "group (NCCL refuses it)",
+                      rank, self_send ? "sends to" : "receives from", self_send ? "recv" : "send"));
+    const bool one_round =
+        !send || !recv || self_send ||
+        (send->dst - rank + world_) % world_ == (rank - recv->src + world_) % world_;
+    const sim::Duration cost =
+        transport_ != CollectiveTransport::sm_copies
+            ? sim::Duration::zero()
+            : hw_.host.launch + (hw_.host.event_record_untimed + hw_.host.stream_wait) * 2 +
+                  hw_.host.nccl_enqueue +
+                  (one_round ? sim::Duration::zero() : hw_.host.nccl_p2p_pair);
+    Command kernel = p2p_command(i, op, g);
+    kernel.group = (send ? send : recv)->id;
+    host_call(i, cost,
+              g.parts > 1 ? "ncclGroupEnd"
+              : send      ? "ncclSend"
+                          : "ncclRecv",
+              {std::move(kernel)});
+  }
+
+  // Rank i's nccl_sendrecv kernel for the group; a send's data is read when it begins, a
+  // receive's written when it ends.
+  Command p2p_command(int i, const Op& op, const P2pCall& g) {
+    return only(op, true, [this, i, g](sim::Duration start) {
+      StreamRun& st = stream(i);
+      nccl::P2pSide sides[2];
+      for (int d = 0; d < 2; ++d) {
+        Entry* e = g.sides[d];
+        if (e == nullptr) continue;
+        e->streams[static_cast<std::size_t>(st.rank)] = i;
+        e->begin = std::min(e->begin, engine_.now());
+        st.p2p.push_back(e);
+        sides[d] = {d == 0 ? e->dst : e->src, &e->p2p, e->base};
+        if (d == 0) p2p_data(i, *e, false);
+      }
+      const Entry& any = g.sides[0] ? *g.sides[0] : *g.sides[1];
+      const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(any.kernel)];
+      const nccl::Launch l = nccl::sendrecv_launch(st.rank, world_, sides[0], sides[1]);
+      const std::string_view label = g.sides[0] && g.sides[1] ? "sendrecv"
+                                     : g.sides[0]             ? "send"
+                                                              : "recv";
+      run_kernel(
+          i, any.kernel, nccl::launch_env(k, l, st.rank, world_, hw_.sm.count, 0, st.def), start,
+          label,
+          [this, i, g] {
+            stream(i).p2p.clear();
+            for (int d = 0; d < 2; ++d) {
+              if (g.sides[d] == nullptr) continue;
+              g.sides[d]->end = std::max(g.sides[d]->end, engine_.now());
+              if (d == 1) p2p_data(i, *g.sides[d], true);
+            }
+          },
+          false);
+      return false;
+    });
+  }
+
+  // The data of a send, read when the sender's kernel begins, and of the receive it matches,
+  // written when the receiver's ends (which happens after the send began).
+  void p2p_data(int i, const Entry& e, bool end) {
+    if (!check_) return;
+    const StreamRun& st = stream(i);
+    const DataCheck::SyncKey key{DataCheck::p2p, st.def, std::int64_t{e.src} * world_ + e.dst,
+                                 e.index};
+    const Op& side = *e.sides[end ? 1 : 0];
+    const int buffer = std::get<CollectiveOp>(side.what).buffer;
+    if (!end) {
+      check_->read(st.agent, st.rank, buffer, -1, e.bytes, side.where, "send");
+      check_->release(st.agent, key);
+      return;
+    }
+    check_->acquire(st.agent, key);
+    check_->write(st.agent, st.rank, buffer, -1, e.bytes, side.where, "recv");
+  }
+
+  // NCCL's communicator, made on first use; within one NVLink domain, of 2 ranks or more (a
+  // collective of one rank has nothing to exchange; its channels are not modelled).
+  const nccl::Comm& comm(const Op& op) {
+    if (world_ < 2)
+      throw sim::ConfigError(op.where,
+                             "NCCL's sends and receives need a world of 2 or more ranks "
+                             "here (a one-rank communicator is not modelled)");
+    for (int r = 1; r < world_; ++r)
+      if (fabric_.nvlink_domain(r) != fabric_.nvlink_domain(0))
+        throw sim::ConfigError(
+            op.where,
+            fmt::format("ranks 0 and {} are in different NVLink domains: NCCL across a network "
+                        "(its network transport and proxy thread) is not modelled yet; "
+                        "`algorithm: ideal_ring` runs an idealised ring",
+                        r));
+    if (!nccl_comm_)
+      nccl_comm_ =
+          nccl::make_comm(world_, hw_.sm.compute_capability, hw_.nvlink.links, multicast_group());
+    return *nccl_comm_;
   }
 
   // The collective `seen` of stream i's definition: made by the first rank to call it (which
@@ -540,6 +780,8 @@ class Executor {
       case CollectiveKind::reduce:
         return nccl::Collective::reduce;
       case CollectiveKind::all_to_all:
+      case CollectiveKind::send:
+      case CollectiveKind::recv:
         break;
     }
     MGSIM_CHECK(false, "{} is not one of NCCL's ring collectives", to_string(k));
@@ -548,17 +790,7 @@ class Executor {
 
   // NCCL's choices for this call (traces/nccl/tuner.hpp), within one NVLink domain.
   void plan_nccl(const Op& op, const CollectiveOp& c, const StreamRun& st, Entry& e) {
-    for (int r = 1; r < world_; ++r)
-      if (fabric_.nvlink_domain(r) != fabric_.nvlink_domain(0))
-        throw sim::ConfigError(
-            op.where,
-            fmt::format("ranks 0 and {} are in different NVLink domains: NCCL across a network "
-                        "(its network transport and proxy thread) is not modelled yet; "
-                        "`algorithm: ideal_ring` runs an idealised ring",
-                        r));
-    if (!nccl_comm_)
-      nccl_comm_ =
-          nccl::make_comm(world_, hw_.sm.compute_capability, hw_.nvlink.links, multicast_group());
+    comm(op);
     if (c.kind == CollectiveKind::all_to_all) {
       e.launch = nccl::p2p_launch(*nccl_comm_, e.bytes / world_);
     } else {
@@ -913,6 +1145,22 @@ class Executor {
                              to_string(st.nccl->kind), ordinal(st.collectives_seen - 1),
                              stream_name(st), r, to_string(st.nccl->kind));
     }
+    for (const Entry* e : st.p2p) {
+      const bool sending = e->src == st.rank;
+      const int other = sending ? e->dst : e->src;
+      const std::string what =
+          fmt::format("the {} {} bytes {} rank {} (their transfer #{} on stream '{}')",
+                      sending ? "send of" : "receive of", e->bytes, sending ? "to" : "from", other,
+                      e->index, stream_name(st));
+      if (e->sides[sending ? 1 : 0] == nullptr)
+        return fmt::format("{}: rank {} has not called the matching {}", what, other,
+                           sending ? "recv" : "send");
+      if (e->streams[static_cast<std::size_t>(other)] < 0)
+        return fmt::format(
+            "{}: rank {}'s matching {} is called but not started, its stream busy before it (a "
+            "send and a recv that wait on each other's stream belong in one `group`)",
+            what, other, sending ? "recv" : "send");
+    }
     if (st.launch >= 0) return kernels_->blocked_reason(st.launch);
     if (st.collective) {
       return fmt::format("{} (the {} of stream '{}'): waiting for {}",
@@ -983,6 +1231,7 @@ class Executor {
           if constexpr (std::is_same_v<T, WaitOp>) return "wait";
           if constexpr (std::is_same_v<T, MemcpyOp>) return "memcpy";
           if constexpr (std::is_same_v<T, CollectiveOp>) return "collective";
+          if constexpr (std::is_same_v<T, GroupOp>) return "group";
           return "launch";
         },
         op.what);
@@ -1023,6 +1272,11 @@ class Executor {
   Events events_;
   std::map<EventKey, std::optional<sim::Time>> event_work_;  // what waits on each event carry
   std::map<std::pair<int, int>, Entry> collectives_;
+  // Sends and their receives: (stream definition, sender, receiver, their number) -> the
+  // transfer; (stream definition, sender, receiver, channels) -> the chunks the pair's transfers
+  // on that many channels moved through each so far (nccl_sendrecv's flags).
+  std::map<std::tuple<int, int, int, int>, Entry> p2p_;
+  std::map<std::tuple<int, int, int, int>, std::int64_t> p2p_chunks_;
   std::vector<Ordered> collective_order_;
   std::optional<nccl::Comm> nccl_comm_;     // NCCL's communicator, made on first use
   std::map<int, std::int64_t> nccl_flags_;  // stream definition -> its flag count so far

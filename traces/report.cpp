@@ -12,7 +12,9 @@ namespace {
 // nccl-tests' busbw / algbw per collective.
 double bus_factor(CollectiveKind kind, int n) {
   if (kind == CollectiveKind::all_reduce) return 2.0 * (n - 1) / n;
-  if (kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce) return 1.0;
+  if (kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce ||
+      kind == CollectiveKind::send || kind == CollectiveKind::recv)
+    return 1.0;
   return static_cast<double>(n - 1) / n;
 }
 
@@ -151,7 +153,8 @@ CollectiveRow collective_row(const CollectiveResult& c) {
   // gathered/scattered buffer.
   const std::int64_t elements = c.bytes / c.dtype.size;
   const bool whole = c.kind == CollectiveKind::all_reduce || c.kind == CollectiveKind::broadcast ||
-                     c.kind == CollectiveKind::reduce;
+                     c.kind == CollectiveKind::reduce || c.kind == CollectiveKind::send ||
+                     c.kind == CollectiveKind::recv;
   const std::int64_t count = whole ? elements : elements / c.ranks;
   return {c.bytes,
           count,

@@ -19,6 +19,8 @@ constexpr auto kCollectiveNames = sim::name_table<CollectiveKind>({
     {CollectiveKind::all_to_all, "all_to_all"},
     {CollectiveKind::broadcast, "broadcast"},
     {CollectiveKind::reduce, "reduce"},
+    {CollectiveKind::send, "send"},
+    {CollectiveKind::recv, "recv"},
 });
 
 constexpr auto kAlgorithmNames = sim::name_table<CollectiveAlgorithm>({
@@ -268,14 +270,14 @@ class Parser {
       for_loop,
       launch,
       sync,
-      graph
+      graph,
+      group
     };
     static constexpr std::pair<const char*, Kind> kinds[] = {
-        {"memcpy", Kind::memcpy}, {"record", Kind::record},
-        {"wait", Kind::wait},     {"collective", Kind::collective},
-        {"delay", Kind::delay},   {"sleep", Kind::sleep},
-        {"for", Kind::for_loop},  {"launch", Kind::launch},
-        {"sync", Kind::sync},     {"graph", Kind::graph}};
+        {"memcpy", Kind::memcpy},         {"record", Kind::record}, {"wait", Kind::wait},
+        {"collective", Kind::collective}, {"delay", Kind::delay},   {"sleep", Kind::sleep},
+        {"for", Kind::for_loop},          {"launch", Kind::launch}, {"sync", Kind::sync},
+        {"graph", Kind::graph},           {"group", Kind::group}};
     const auto kind = read_op_kind(r, kinds, "an op");
     if (auto c = r.optional("if")) op.condition = Expr::parse(*c, scope_);
     r.finish();
@@ -319,28 +321,58 @@ class Parser {
       case Kind::graph:
         op.what = GraphOp{parse_graph_body(body)};
         break;
+      case Kind::group:
+        op.what = GroupOp{parse_group_body(body)};
+        break;
     }
     return op;
   }
 
   // A graph holds what cudaStreamBeginCapture can record and the executor replays as nodes.
   std::vector<Op> parse_graph_body(const sim::Node& node) {
-    if (!node.is_sequence()) node.fail("a graph is a list of ops (launch, memcpy, for)");
-    std::vector<Op> body = parse_ops(node);
-    if (body.empty()) node.fail("a graph needs at least one op");
-    check_graph_ops(body);
+    return parse_body(
+        node, "graph", "launch, memcpy, for",
+        [](const Op& op) {
+          return std::holds_alternative<LaunchOp>(op.what) ||
+                 std::holds_alternative<MemcpyOp>(op.what);
+        },
+        "a graph holds launch, memcpy and for ops only (record, wait, collective, delay, sleep, "
+        "sync and nested graphs are not captured)");
+  }
+
+  // A group holds NCCL's point-to-point calls (what ncclGroupStart .. ncclGroupEnd fuses here).
+  std::vector<Op> parse_group_body(const sim::Node& node) {
+    const int collectives = s_.collective_count;
+    std::vector<Op> body = parse_body(
+        node, "group", "collective send and recv, for",
+        [](const Op& op) {
+          const auto* c = std::get_if<CollectiveOp>(&op.what);
+          return c != nullptr &&
+                 (c->kind == CollectiveKind::send || c->kind == CollectiveKind::recv);
+        },
+        "a group holds collective send and recv ops and for loops of them (other collectives are "
+        "not grouped yet)");
+    s_.collective_count = collectives + 1;  // one NCCL call
     return body;
   }
-  static void check_graph_ops(const std::vector<Op>& ops) {
+
+  // The ops of a graph or a group: a non-empty list whose ops, in for loops too, `allowed` takes
+  // (else `refused`, at the op).
+  std::vector<Op> parse_body(const sim::Node& node, const char* what, const char* kinds,
+                             bool (*allowed)(const Op&), const char* refused) {
+    if (!node.is_sequence()) node.fail(fmt::format("a {} is a list of ops ({})", what, kinds));
+    std::vector<Op> body = parse_ops(node);
+    if (body.empty()) node.fail(fmt::format("a {} needs at least one op", what));
+    check_body(body, allowed, refused);
+    return body;
+  }
+  static void check_body(const std::vector<Op>& ops, bool (*allowed)(const Op&),
+                         const char* refused) {
     for (const Op& op : ops) {
       if (const auto* loop = std::get_if<ForOp>(&op.what)) {
-        check_graph_ops(loop->body);
-      } else if (!std::holds_alternative<LaunchOp>(op.what) &&
-                 !std::holds_alternative<MemcpyOp>(op.what)) {
-        throw sim::ConfigError(
-            op.where,
-            "a graph holds launch, memcpy and for ops only (record, wait, "
-            "collective, delay, sleep, sync and nested graphs are not captured)");
+        check_body(loop->body, allowed, refused);
+      } else if (!allowed(op)) {
+        throw sim::ConfigError(op.where, refused);
       }
     }
   }
@@ -429,30 +461,23 @@ class Parser {
     return e;
   }
 
-  CollectiveOp parse_collective(const sim::Node& node) {
-    CollectiveOp c;
-    sim::MapReader r(node, "collective");
-    const sim::Node kind = r.required("op");
-    const std::string k = kind.as_string();
-    const std::optional<CollectiveKind> parsed = kCollectiveNames.parse(k);
-    if (!parsed) fail_choice(kind, "collective", k, kCollectiveNames.names());
-    c.kind = *parsed;
-    c.bytes = Expr::parse(r.required("bytes"), scope_);
-    const std::optional<sim::Node> chunk = r.optional("chunk");
-    if (chunk) c.chunk = Expr::parse(*chunk, scope_);
-    c.dtype = {"float", 4};
-    if (auto n = r.optional("dtype")) {
-      const std::string d = n->as_string();
-      const auto* found = std::find_if(std::begin(kDtypes), std::end(kDtypes),
-                                       [&](const DtypeName& x) { return d == x.alias; });
-      if (found == std::end(kDtypes)) {
-        std::vector<std::string> names;
-        for (const auto& x : kDtypes) names.emplace_back(x.alias);
-        fail_choice(*n, "dtype", d, names);
-      }
-      c.dtype = {found->printed, found->size};
+  static Dtype parse_dtype(const std::optional<sim::Node>& n) {
+    if (!n) return {"float", 4};
+    const std::string d = n->as_string();
+    const auto* found = std::find_if(std::begin(kDtypes), std::end(kDtypes),
+                                     [&](const DtypeName& x) { return d == x.alias; });
+    if (found == std::end(kDtypes)) {
+      std::vector<std::string> names;
+      for (const auto& x : kDtypes) names.emplace_back(x.alias);
+      fail_choice(*n, "dtype", d, names);
     }
-    const std::optional<sim::Node> algorithm = r.optional("algorithm");
+    return {found->printed, found->size};
+  }
+
+  // A collective's `algorithm`, `protocol` and `channels` (each checked alone); returns the
+  // algorithm's node, if given.
+  std::optional<sim::Node> parse_nccl_choice(sim::MapReader& r, CollectiveOp& c) {
+    std::optional<sim::Node> algorithm = r.optional("algorithm");
     if (const auto& n = algorithm) {
       const std::string a = n->as_string();
       const auto parsed_algorithm = kAlgorithmNames.parse(a);
@@ -477,6 +502,23 @@ class Parser {
       if (ideal) n->fail("an ideal_ring has no channels: it moves bytes at the path's rate");
       if (n->as_string() != "auto") c.channels = Expr::parse(*n, scope_);
     }
+    return algorithm;
+  }
+
+  CollectiveOp parse_collective(const sim::Node& node) {
+    CollectiveOp c;
+    sim::MapReader r(node, "collective");
+    const sim::Node kind = r.required("op");
+    const std::string k = kind.as_string();
+    const std::optional<CollectiveKind> parsed = kCollectiveNames.parse(k);
+    if (!parsed) fail_choice(kind, "collective", k, kCollectiveNames.names());
+    c.kind = *parsed;
+    c.bytes = Expr::parse(r.required("bytes"), scope_);
+    const std::optional<sim::Node> chunk = r.optional("chunk");
+    if (chunk) c.chunk = Expr::parse(*chunk, scope_);
+    c.dtype = parse_dtype(r.optional("dtype"));
+    const std::optional<sim::Node> algorithm = parse_nccl_choice(r, c);
+    const bool ideal = c.algorithm == CollectiveAlgorithm::ideal_ring;
     if (c.kind == CollectiveKind::all_to_all && c.algorithm == CollectiveAlgorithm::ring)
       algorithm->fail("all_to_all is not a ring: NCCL runs it as sends and receives (`auto`)");
     const bool rooted = c.kind == CollectiveKind::broadcast || c.kind == CollectiveKind::reduce;
@@ -487,8 +529,12 @@ class Parser {
       if (c.protocol && *c.protocol != nccl::Protocol::simple)
         algorithm->fail("NVLS runs only the Simple protocol: drop `protocol` or use `ring`");
     }
-    if (c.kind == CollectiveKind::all_to_all && (c.protocol || c.channels))
+    const bool p2p = c.kind == CollectiveKind::send || c.kind == CollectiveKind::recv;
+    if ((c.kind == CollectiveKind::all_to_all || p2p) && (c.protocol || c.channels))
       node.fail("NCCL's sends and receives choose their own protocol and channels");
+    if (p2p && algorithm && c.algorithm != CollectiveAlgorithm::automatic)
+      algorithm->fail(fmt::format("a {} runs NCCL's point-to-point kernel: drop `algorithm`",
+                                  to_string(c.kind)));
     if (chunk && !ideal)
       chunk->fail(
           "chunk sets an ideal_ring's pipelining; NCCL's chunks follow its buffers "
@@ -499,8 +545,18 @@ class Parser {
     }
     if (rooted && ideal)
       algorithm->fail("the ideal ring has no broadcast or reduce: `auto` runs NCCL's");
+    if (auto n = r.optional("peer")) {
+      if (!p2p) n->fail("only send and recv have a peer");
+      c.peer = Expr::parse(*n, scope_);
+    } else if (p2p) {
+      node.fail(fmt::format("a {} needs `peer`: the rank it {}", to_string(c.kind),
+                            c.kind == CollectiveKind::send ? "sends to" : "receives from"));
+    }
     if (auto b = r.optional("buffer")) c.buffer = s_.kernels.buffer(*b, b->as_string());
     if (auto o = r.optional("output")) {
+      if (p2p)
+        o->fail(fmt::format("a {} has one buffer: `buffer` ({})", to_string(c.kind),
+                            c.kind == CollectiveKind::send ? "read" : "written"));
       c.output = s_.kernels.buffer(*o, o->as_string());
       if (c.buffer < 0) o->fail("an output buffer needs the input 'buffer' too");
     }

@@ -69,7 +69,17 @@
 
 namespace mgsim::traces {
 
-enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce };
+// send and recv are NCCL's point-to-point calls (ncclSend, ncclRecv) with one `peer`.
+enum class CollectiveKind {
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  all_to_all,
+  broadcast,
+  reduce,
+  send,
+  recv
+};
 
 std::string_view to_string(CollectiveKind k);
 
@@ -119,6 +129,7 @@ struct CollectiveOp {
   std::optional<Expr> channels;            // NCCL_MIN/MAX_NCHANNELS; default: NCCL's choice
   std::optional<Expr> chunk;               // ideal_ring only: pipelining granularity
   std::optional<Expr> root;                // broadcast and reduce: the root rank (default 0)
+  std::optional<Expr> peer;                // send and recv: the other rank
   Dtype dtype;
   // The data (indices into KernelSet::buffers; -1: not named), for `mgsim check`: `buffer` is
   // read, and written in place unless `output` is named (traces/data_check.hpp says which
@@ -157,11 +168,18 @@ struct ForOp : LoopRange {
   std::vector<Op> body;
 };
 
+// ncclGroupStart .. ncclGroupEnd around sends and receives (collective send / recv ops, `for`
+// and `if` around them, checked when read): one NCCL call and one kernel per rank for all of
+// them (traces/nccl/kernels.yaml, nccl_sendrecv).
+struct GroupOp {
+  std::vector<Op> body;
+};
+
 struct Op {
   sim::SourceLocation where;
   std::optional<Expr> condition;
   std::variant<MemcpyOp, RecordOp, WaitOp, CollectiveOp, DelayOp, ForOp, LaunchOp, SynchronizeOp,
-               GraphOp>
+               GraphOp, GroupOp>
       what;
 };
 
@@ -209,7 +227,7 @@ struct Schedule {
   PowerSetting power;
   std::vector<StreamDef> streams;
   std::vector<std::string> event_names;
-  int collective_count = 0;  // collective ops in the file (statically)
+  int collective_count = 0;  // collective ops in the file (statically; a group counts once)
   bool nccl = false;         // some collective runs NCCL's kernels (added to `kernels`)
   KernelSet kernels;         // the `kernels:` section (empty when absent)
 };

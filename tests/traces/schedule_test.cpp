@@ -78,13 +78,13 @@ TEST_CASE("bad schedules name file:line:col") {
   CHECK(error_of([] { load("streams: [{name: a, ops: [{delay: 1us, record: e}]}]\n"); }) ==
         "s.yaml:1:35: error: an op holds exactly one of memcpy, record, wait, collective, delay, "
         "sleep, "
-        "for, launch, sync, graph");
+        "for, launch, sync, graph, group");
   CHECK(error_of([] { load("streams: [{name: a, ops: [{sleep: -1ms}]}]\n"); }) ==
         "s.yaml:1:35: error: expected a duration such as '12us', got '-1ms'");
   CHECK(
       error_of([] { load("streams: [{name: a, ops: [{if: 1}]}]\n"); }) ==
       "s.yaml:1:27: error: an op needs one of memcpy, record, wait, collective, delay, sleep, for, "
-      "launch, sync, graph");
+      "launch, sync, graph, group");
   CHECK(error_of([] { load("streams:\n  - name: a\n    opps: []\n"); }) ==
         "s.yaml:3:5: error: unknown key 'opps' in stream; did you mean 'ops'?");
   CHECK(error_of([] { load("streams:\n  - name: a\n    ops:\n      - memcopy: {bytes: 1}\n"); }) ==

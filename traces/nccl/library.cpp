@@ -131,6 +131,49 @@ Launch p2p_launch(const Comm& comm, std::int64_t bytes) {
   return l;
 }
 
+Launch sendrecv_launch(int rank, int world, const P2pSide& send, const P2pSide& recv) {
+  MGSIM_CHECK((send.peer < 0 || send.plan) && (recv.peer < 0 || recv.plan) &&
+                  (send.peer != rank || recv.peer == rank),
+              "rank {}'s group: send to {}, receive from {}", rank, send.peer, recv.peer);
+  Launch l;
+  l.kernel = "nccl_sendrecv";
+  l.algorithm = "p2p";
+  const P2pPlan& first = send.plan ? *send.plan : *recv.plan;
+  l.protocol = first.protocol;
+  l.channels = first.channels;
+  l.args = {{"DEPTH", first.moves.depth}};
+  // p2pSchedule: round j sends to rank + j and receives from rank - j; one round's send and
+  // receive share their channels and split the CTA's warps.
+  const bool shared = send.plan && recv.plan &&
+                      (send.peer - rank + world) % world == (rank - recv.peer + world) % world;
+  int grid = 0;
+  const auto add = [&](const P2pSide& side, const char* const names[9], int first_cta) {
+    const RingPlan& m = side.plan->moves;
+    const int threads = shared && side.peer != rank ? side.plan->threads / 2 : side.plan->threads;
+    const std::int64_t values[9] = {side.peer, side.plan->channels, threads,    m.part,   m.slice,
+                                    m.slices,  m.wire_num,          m.wire_den, side.base};
+    for (int a = 0; a < 9; ++a) l.args.emplace_back(names[a], values[a]);
+    grid = std::max(grid, first_cta + side.plan->channels);
+    l.handovers += side.peer == rank ? 0 : m.slices * side.plan->channels;
+  };
+  static constexpr const char* kSend[9] = {"SEND_PEER", "S_CH", "S_T",  "S_PART", "S_SL",
+                                           "S_N",       "S_WN", "S_WD", "S_BASE"};
+  static constexpr const char* kRecv[9] = {"RECV_PEER", "R_CH", "R_T",  "R_PART", "R_SL",
+                                           "R_N",       "R_WN", "R_WD", "R_BASE"};
+  int recv_cta = 0;
+  if (send.plan) {
+    add(send, kSend, 0);
+    l.args.emplace_back("S_FENCE", send.plan->moves.fence ? 1 : 0);
+    if (!shared) recv_cta = send.plan->channels;
+  }
+  if (recv.plan && recv.peer != rank) {
+    add(recv, kRecv, recv_cta);
+    l.args.emplace_back("R_CTA0", recv_cta);
+  }
+  l.args.emplace_back("GRID", std::max(grid, 1));
+  return l;
+}
+
 sim::Env launch_env(const KernelDef& k, const Launch& launch, int rank, int world,
                     std::int64_t num_sms, std::int64_t base, int comm_index) {
   MGSIM_CHECK(k.name == launch.kernel, "launch of {} with {}'s arguments", k.name, launch.kernel);

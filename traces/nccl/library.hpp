@@ -25,8 +25,8 @@ void add_kernels(KernelSet& set);
 
 // One rank's kernel for one collective (every rank runs the same).
 struct Launch {
-  std::string_view kernel;     // nccl_ring, nccl_chain, nccl_p2p or nccl_nvls
-  std::string_view algorithm;  // ring, nvls, or p2p (all_to_all)
+  std::string_view kernel;     // nccl_ring, nccl_chain, nccl_p2p, nccl_sendrecv or nccl_nvls
+  std::string_view algorithm;  // ring, nvls, or p2p (all_to_all, send and recv)
   Protocol protocol = Protocol::simple;
   int channels = 1;
   std::vector<std::pair<std::string_view, std::int64_t>> args;  // all but BASE and COMM
@@ -42,6 +42,18 @@ Launch ring_launch(const Comm& comm, Collective c, const Choice& choice, std::in
 Launch nvls_launch(const Comm& comm, Collective c, const Choice& choice, std::int64_t bytes);
 // all_to_all: `bytes` to and from each rank.
 Launch p2p_launch(const Comm& comm, std::int64_t bytes);
+
+// One direction of a rank's group of sends and receives: the other rank (-1: none), how the
+// transfer moves (tuner.hpp, plan_p2p; the same plan on both ranks) and the pair's chunks before
+// it (the flags' base: kernels.yaml, nccl_sendrecv).
+struct P2pSide {
+  int peer = -1;
+  const P2pPlan* plan = nullptr;
+  std::int64_t base = 0;
+};
+// Rank `rank`'s kernel for a group of at most one send and one receive (nccl_sendrecv).
+// REQUIRES: each side with a peer has a plan; a send to `rank` comes with a receive from it.
+Launch sendrecv_launch(int rank, int world, const P2pSide& send, const P2pSide& recv);
 
 // The env of rank `rank`'s launch of `k` (which must be `launch.kernel`): `base` is the flag
 // count its communicator's earlier collectives reached, `comm_index` keeps the flags of

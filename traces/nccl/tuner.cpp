@@ -293,7 +293,7 @@ RingPlan plan_ring(const Comm& comm, Collective c, const Choice& choice, std::in
   return plan;
 }
 
-P2pPlan plan_p2p(const Comm& comm, std::int64_t bytes) {
+P2pPlan plan_p2p(const Comm& comm, std::int64_t bytes, bool self) {
   MGSIM_CHECK(bytes > 0, "send of {} bytes", bytes);
   // paths.cc: per peer 2 x (NVLink bandwidth / one link's) channels, at most the communicator's,
   // rounded up to a power of two, as the p2p channel count is.
@@ -315,7 +315,7 @@ P2pPlan plan_p2p(const Comm& comm, std::int64_t bytes) {
   constexpr std::int64_t kLlThreshold = 16384;            // NCCL_P2P_LL_THRESHOLD
   constexpr std::int64_t kChunk = std::int64_t{1} << 19;  // NCCL_P2P_NVL_CHUNKSIZE
   P2pPlan plan;
-  plan.protocol = bytes <= max_channels * kLlThreshold ? Protocol::ll : Protocol::simple;
+  plan.protocol = !self && bytes <= max_channels * kLlThreshold ? Protocol::ll : Protocol::simple;
   const std::int64_t step = plan.protocol == Protocol::ll ? kLlBuffer / kSteps : kChunk;
   const std::int64_t min_part = step / 8, max_part = step * 32;
   int channels =

@@ -121,7 +121,8 @@ struct P2pPlan {
   int threads = 640;
   RingPlan moves;  // part (bytes per channel per peer), slice (a chunk), slices, depth, wire
 };
-P2pPlan plan_p2p(const Comm& comm, std::int64_t bytes);
+// `self`: a send to the rank itself, a local copy, never LL (addP2pToPlan). REQUIRES: bytes > 0.
+P2pPlan plan_p2p(const Comm& comm, std::int64_t bytes, bool self = false);
 
 // How one rank's NVLS kernel moves the data (the arguments of nccl_nvls). Each channel takes an
 // equal part of the buffer (all_reduce) or of each rank's segment (all_gather, reduce_scatter)

@@ -3,8 +3,10 @@
 //
 // `bytes` is nccl-tests' size: the whole buffer of one rank (all_reduce: in = out = bytes;
 // all_gather: out = bytes, in = bytes / 2; reduce_scatter: in = bytes, out = bytes / 2; all_to_all:
-// in = out = bytes, bytes / 2 to each rank, itself included). algbw = bytes / time;
-// busbw = algbw * 2(n-1)/n for all_reduce and * (n-1)/n for the others (n = 2).
+// in = out = bytes, bytes / 2 to each rank, itself included; sendrecv, as nccl-tests'
+// sendrecv_perf: in = out = bytes, each rank sends its input to the next rank and receives the
+// previous rank's, one grouped ncclSend and ncclRecv). algbw = bytes / time; busbw = algbw *
+// 2(n-1)/n for all_reduce, algbw for sendrecv and * (n-1)/n for the others (n = 2).
 // Out of place, sum. Timing: a repetition enqueues `ops_per_rep` back-to-back operations
 // (enough for ~2 ms, at most 50) between events on each rank's stream; time per op is the slower
 // rank's time divided by ops_per_rep; median over repetitions. host_us_median: the host's wall
@@ -37,7 +39,7 @@ namespace {
 
 constexpr int kRanks = 2;
 
-enum Op { kAllReduce, kAllGather, kReduceScatter, kAllToAll };
+enum Op { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv };
 const char* op_name(Op o) {
   switch (o) {
     case kAllReduce:
@@ -46,11 +48,14 @@ const char* op_name(Op o) {
       return "all_gather";
     case kReduceScatter:
       return "reduce_scatter";
+    case kSendRecv:
+      return "sendrecv";
     default:
       return "all_to_all";
   }
 }
 double bus_factor(Op o) {
+  if (o == kSendRecv) return 1.0;
   return o == kAllReduce ? 2.0 * (kRanks - 1) / kRanks : double(kRanks - 1) / kRanks;
 }
 
@@ -94,6 +99,8 @@ __global__ void check_kernel(int op, int dtype, int rank, const void* out, size_
       want = val(int(j / chunk), j % chunk);
     } else if (op == kReduceScatter) {
       for (int r = 0; r < kRanks; ++r) want += val(r, size_t(rank) * chunk + j);
+    } else if (op == kSendRecv) {
+      want = val((rank + kRanks - 1) % kRanks, j);
     } else {
       want = val(int(j / chunk), size_t(rank) * chunk + j % chunk);
     }
@@ -136,6 +143,10 @@ void enqueue(Op op, Dtype d, size_t bytes, Rank* r) {
           NCCL_CHECK(ncclSend(k.in + p * chunk_bytes, chunk, t, p, k.comm, k.s));
           NCCL_CHECK(ncclRecv(k.out + p * chunk_bytes, chunk, t, p, k.comm, k.s));
         }
+        break;
+      case kSendRecv:
+        NCCL_CHECK(ncclSend(k.in, count, t, (i + 1) % kRanks, k.comm, k.s));
+        NCCL_CHECK(ncclRecv(k.out, count, t, (i + kRanks - 1) % kRanks, k.comm, k.s));
         break;
     }
   }
@@ -222,10 +233,10 @@ int main(int argc, char** argv) {
     dtypes.push_back(d == "float32" ? kFloat32 : kBfloat16);
   }
   std::vector<Op> ops;
-  for (const std::string& o :
-       split(option(argc, argv, "--ops", "all_reduce,all_gather,reduce_scatter,all_to_all"))) {
+  for (const std::string& o : split(option(
+           argc, argv, "--ops", "all_reduce,all_gather,reduce_scatter,all_to_all,sendrecv"))) {
     bool found = false;
-    for (Op k : {kAllReduce, kAllGather, kReduceScatter, kAllToAll})
+    for (Op k : {kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv})
       if (o == op_name(k)) ops.push_back(k), found = true;
     if (!found) {
       std::fprintf(stderr, "--ops: unknown %s\n", o.c_str());
@@ -256,7 +267,8 @@ int main(int argc, char** argv) {
            {"in_place", "0"},
            {"env", "NCCL_NVLS_ENABLE=0"},
            {"setting", setting},
-           {"all_to_all", "grouped ncclSend/ncclRecv to every rank including itself"}},
+           {"all_to_all", "grouped ncclSend/ncclRecv to every rank including itself"},
+           {"sendrecv", "grouped ncclSend to the next rank and ncclRecv from the previous"}},
           "op,ranks,bytes,count,dtype,ops_per_rep," + stat_cols("time_us") +
               ",algbw_gbps_median,busbw_gbps_median,busbw_gbps_best,reps,ok,host_us_median,"
               "setting");
