@@ -25,7 +25,8 @@
 # fence_warps (issue 9: fences by warps of one SM out of step, with a timeline of each warp's),
 # launch (launch.cu on GPU 0: the launch modes of launch.csv on this host), host_again (host_api,
 # memcpy_local and launch once more into again/: the same host minutes later), hbm_mix (issue 9:
-# HBM under reads and writes together, copies by access pattern and CTAs split between the two);
+# HBM under reads and writes together, copies by access pattern and CTAs split between the two),
+# mlp_warps (issue 9: mlp.cu --warps, one or two CTAs of 1-8 warps by width and unroll);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -104,6 +105,7 @@ pack
 
 step host_api 120 "$BIN/host_api" --out .
 step mlp 200 "$BIN/mlp" --out .
+step mlp_warps 120 "$BIN/mlp" --out . --warps
 step tma_local 120 "$BIN/tma_local" --out .
 step sync_prims 90 "$BIN/sync_prims" --out .
 step sm_groups 60 "$BIN/sm_groups" --out .

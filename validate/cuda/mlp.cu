@@ -16,6 +16,9 @@
 // so no repetition finds the previous one's data in the 60 MiB L2.
 // l2_read rows re-read one 8 MiB working set `passes` times in one launch (L2-resident).
 // hbm_l2_kernel rows: the same read measurement with hbm_l2.cu's read kernel (one pass).
+// --warps: only the `warps` set, into mlp_warps.csv: one or two CTAs of 1, 2, 4 or 8 warps, every
+// width x unroll, reads (and copies on one CTA), and a few of the reads from L2: how a warp's
+// round of loads waits on its own lines (one warp alone) against the SM's other warps.
 #include "kernels.cuh"
 
 using namespace mgbench;
@@ -254,31 +257,23 @@ void measure_l2(Csv& csv, Ctx& x, const Config& c, int ctas) {
           gbps(double(moved), st.median) / ctas, st.n, ok);
 }
 
-}  // namespace
+// The `warps` set (--warps).
+void measure_warps(Csv& csv, Ctx& x) {
+  for (int ctas : {1, 2})
+    for (int t : {32, 64, 128, 256})
+      for (int w : {4, 8, 16})
+        for (int u : {1, 2, 4, 8}) {
+          measure_case(csv, x, "warps", kRead, {t, w, u}, ctas);
+          if (ctas == 1) measure_case(csv, x, "warps", kCopy, {t, w, u}, ctas);
+        }
+  // The same rounds from L2 (an 8 MiB working set): whether the wait on a round's lines is
+  // the HBM's or the SM's and L2's.
+  for (int t : {32, 128})
+    for (int u : {1, 4}) measure_l2(csv, x, {t, 16, u}, 1);
+}
 
-int main(int argc, char** argv) {
-  CUDA_CHECK(cudaSetDevice(kDev));
-  Csv csv(
-      argc, argv, "mlp.csv",
-      "Streaming bandwidth of GPU 0 by CTAs (one per SM) x threads per CTA x bytes per access x "
-      "accesses in flight per thread; see mlp.cu",
-      {kDev},
-      {{"buffers", "two 4 GiB buffers; successive repetitions use successive slots"},
-       {"loads", "ld.global.cg (L1 bypassed); stores plain st.global"},
-       {"centre", "256 threads x 16 B x unroll 4"},
-       {"hbm_l2_kernel",
-        "set hbm_l2_kernel: kernels.cuh read_kernel, 1024 threads, 16 B, 4 in flight"}},
-      "set,op,ctas,threads_per_cta,bytes_per_access,unroll,bytes_in_flight_per_cta,bytes_per_"
-      "rep,bytes_moved_per_rep,passes," +
-          stat_cols("time_us") + ",gbps_median,gbps_best,gbps_per_cta_median,reps,ok");
-  allow_dynamic_smem(read_kernel);
-  Ctx x;
-  x.a = static_cast<char*>(device_alloc(kDev, kBuf));
-  x.b = static_cast<char*>(device_alloc(kDev, kBuf));
-  x.sum = static_cast<uint32_t*>(device_alloc(kDev, sizeof(uint32_t)));
-  CUDA_CHECK(cudaStreamCreate(&x.s));
-  fill_pattern(kDev, x.a, kBuf, kSeed);
-
+// mlp.csv's sets: axis, hbm_l2_kernel, l2, cross.
+void measure_all(Csv& csv, Ctx& x) {
   const std::vector<int> ctas_list = {1, 2, 4, 8, 16, 32, 66, 132};
   const Config centre{256, 16, 4};
   // Axis sweeps around the centre first (the set a cut-short run must have), then the rest of
@@ -305,6 +300,39 @@ int main(int argc, char** argv) {
           if (off_axis <= 1) continue;  // already in the axis set
           for (Op op : {kRead, kWrite, kCopy}) measure_case(csv, x, "cross", op, {t, w, u}, ctas);
         }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CUDA_CHECK(cudaSetDevice(kDev));
+  bool warps = false;
+  for (int i = 1; i < argc; ++i) warps |= std::string(argv[i]) == "--warps";
+  Csv csv(
+      argc, argv, warps ? "mlp_warps.csv" : "mlp.csv",
+      "Streaming bandwidth of GPU 0 by CTAs (one per SM) x threads per CTA x bytes per access x "
+      "accesses in flight per thread; see mlp.cu",
+      {kDev},
+      {{"buffers", "two 4 GiB buffers; successive repetitions use successive slots"},
+       {"loads", "ld.global.cg (L1 bypassed); stores plain st.global"},
+       {"centre", "256 threads x 16 B x unroll 4"},
+       {"hbm_l2_kernel",
+        "set hbm_l2_kernel: kernels.cuh read_kernel, 1024 threads, 16 B, 4 in flight"}},
+      "set,op,ctas,threads_per_cta,bytes_per_access,unroll,bytes_in_flight_per_cta,bytes_per_"
+      "rep,bytes_moved_per_rep,passes," +
+          stat_cols("time_us") + ",gbps_median,gbps_best,gbps_per_cta_median,reps,ok");
+  allow_dynamic_smem(read_kernel);
+  Ctx x;
+  x.a = static_cast<char*>(device_alloc(kDev, kBuf));
+  x.b = static_cast<char*>(device_alloc(kDev, kBuf));
+  x.sum = static_cast<uint32_t*>(device_alloc(kDev, sizeof(uint32_t)));
+  CUDA_CHECK(cudaStreamCreate(&x.s));
+  fill_pattern(kDev, x.a, kBuf, kSeed);
+
+  if (warps)
+    measure_warps(csv, x);
+  else
+    measure_all(csv, x);
 
   CUDA_CHECK(cudaStreamDestroy(x.s));
   CUDA_CHECK(cudaFree(x.a));
