@@ -503,14 +503,19 @@ class Executor {
     }
   }
 
-  // ---- NCCL's sends and receives (docs/NCCL.md): a group's, or one alone, is one NCCL call and
-  // one nccl_sendrecv kernel per rank. A send and a receive match as NCCL matches them: the k-th
-  // send from rank a to rank b with b's k-th receive from a, within one stream definition (its
-  // communicator).
+  // ---- NCCL's sends and receives (docs/NCCL.md): a group's, or one alone, is one NCCL call;
+  // each p2p round of it (a send to rank + j and a receive from rank - j) one nccl_sendrecv
+  // kernel, the rounds' kernels started at once (NCCL's one kernel gives each round its own
+  // channels). A send and a receive match as NCCL matches them: the k-th send from rank a to rank
+  // b with b's k-th receive from a, within one stream definition (its communicator).
 
-  // A group's sends and receives as stream i calls them: at most one of each.
-  struct P2pCall {
+  // A group's sends and receives as stream i calls them, by p2p round.
+  struct P2pRound {
+    int round = 0;
     Entry* sides[2] = {nullptr, nullptr};  // send, recv
+  };
+  struct P2pCall {
+    std::vector<P2pRound> rounds;
     int parts = 0;
   };
 
@@ -530,15 +535,20 @@ class Executor {
 
   void add_p2p(int i, P2pCall& g, const Op& op, const CollectiveOp& c, const Env& env) {
     const bool send = c.kind == CollectiveKind::send;
-    Entry*& side = g.sides[send ? 0 : 1];
+    const int rank = stream(i).rank;
+    const int peer = check_rank(*c.peer, env);
+    const int round = ((send ? peer - rank : rank - peer) + world_) % world_;
+    auto it = std::find_if(g.rounds.begin(), g.rounds.end(),
+                           [round](const P2pRound& r) { return r.round == round; });
+    if (it == g.rounds.end()) it = g.rounds.insert(g.rounds.end(), P2pRound{round});
+    Entry*& side = it->sides[send ? 0 : 1];
     if (side != nullptr)
       throw sim::ConfigError(
           op.where,
-          fmt::format("a second {} in one group: a group runs at most one send and one recv here "
-                      "(grouped sends to several peers are not modelled yet; all_to_all runs "
-                      "NCCL's sends and receives with every rank)",
-                      to_string(c.kind)));
-    side = p2p_entry(i, op, c, collective_bytes(c, env), check_rank(*c.peer, env));
+          fmt::format("a second {} {} rank {} in one group: NCCL runs them one after the other "
+                      "on the same channels, which is not modelled yet (use two groups)",
+                      to_string(c.kind), send ? "to" : "from", peer));
+    side = p2p_entry(i, op, c, collective_bytes(c, env), peer);
     ++g.parts;
   }
 
@@ -599,29 +609,28 @@ class Executor {
   }
 
   // One NCCL call for stream i's group: its host cost (a pair more per p2p round beyond the
-  // first: a send and a receive of the same round are one), then the rank's kernel.
+  // first), then a kernel per round.
   void call_p2p(int i, const Op& op, const P2pCall& g) {
     const int rank = stream(i).rank;
-    Entry* send = g.sides[0];
-    Entry* recv = g.sides[1];
-    const bool self_send = send && send->dst == rank, self_recv = recv && recv->src == rank;
-    if (self_send != self_recv || (self_send && send != recv))
+    for (const P2pRound& r : g.rounds) {
+      if (r.round != 0 || r.sides[0] == r.sides[1]) continue;
+      const bool sends = r.sides[0] != nullptr;
       throw sim::ConfigError(
           op.where,
           fmt::format("rank {} {} itself without the matching {} in the same "
                       "group (NCCL refuses it)",
-                      rank, self_send ? "sends to" : "receives from", self_send ? "recv" : "send"));
-    const bool one_round =
-        !send || !recv || self_send ||
-        (send->dst - rank + world_) % world_ == (rank - recv->src + world_) % world_;
+                      rank, sends ? "sends to" : "receives from", sends ? "recv" : "send"));
+    }
+    const auto extra = static_cast<std::int64_t>(g.rounds.size()) - 1;
     const sim::Duration cost =
         transport_ != CollectiveTransport::sm_copies
             ? sim::Duration::zero()
             : hw_.host.launch + (hw_.host.event_record_untimed + hw_.host.stream_wait) * 2 +
-                  hw_.host.nccl_enqueue +
-                  (one_round ? sim::Duration::zero() : hw_.host.nccl_p2p_pair);
+                  hw_.host.nccl_enqueue + hw_.host.nccl_p2p_pair * extra;
+    const P2pRound& first = g.rounds.front();
+    const Entry* send = first.sides[0];
     Command kernel = p2p_command(i, op, g);
-    kernel.group = (send ? send : recv)->id;
+    kernel.group = (send ? send : first.sides[1])->id;
     host_call(i, cost,
               g.parts > 1 ? "ncclGroupEnd"
               : send      ? "ncclSend"
@@ -629,37 +638,42 @@ class Executor {
               {std::move(kernel)});
   }
 
-  // Rank i's nccl_sendrecv kernel for the group; a send's data is read when it begins, a
-  // receive's written when it ends.
+  // Rank i's nccl_sendrecv kernels for the group, one per round, started together; a send's
+  // data is read when its kernel begins, a receive's written when the group's last kernel ends.
   Command p2p_command(int i, const Op& op, const P2pCall& g) {
     return only(op, true, [this, i, g](sim::Duration start) {
       StreamRun& st = stream(i);
-      nccl::P2pSide sides[2];
-      for (int d = 0; d < 2; ++d) {
-        Entry* e = g.sides[d];
-        if (e == nullptr) continue;
-        e->streams[static_cast<std::size_t>(st.rank)] = i;
-        e->begin = std::min(e->begin, engine_.now());
-        st.p2p.push_back(e);
-        sides[d] = {d == 0 ? e->dst : e->src, &e->p2p, e->base};
-        if (d == 0) p2p_data(i, *e, false);
+      std::vector<std::pair<int, Env>> launches;
+      bool sends = false, receives = false;
+      for (const P2pRound& r : g.rounds) {
+        nccl::P2pSide sides[2];
+        for (int d = 0; d < 2; ++d) {
+          Entry* e = r.sides[d];
+          if (e == nullptr) continue;
+          e->streams[static_cast<std::size_t>(st.rank)] = i;
+          e->begin = std::min(e->begin, engine_.now());
+          if (d == 0 || e != r.sides[0]) st.p2p.push_back(e);
+          sides[d] = {d == 0 ? e->dst : e->src, &e->p2p, e->base};
+          if (d == 0) p2p_data(i, *e, false);
+          (d == 0 ? sends : receives) = true;
+        }
+        const int kernel = (r.sides[0] ? r.sides[0] : r.sides[1])->kernel;
+        const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(kernel)];
+        launches.emplace_back(
+            kernel, nccl::launch_env(k, nccl::sendrecv_launch(st.rank, world_, sides[0], sides[1]),
+                                     st.rank, world_, hw_.sm.count, 0, st.def));
       }
-      const Entry& any = g.sides[0] ? *g.sides[0] : *g.sides[1];
-      const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(any.kernel)];
-      const nccl::Launch l = nccl::sendrecv_launch(st.rank, world_, sides[0], sides[1]);
-      const std::string_view label = g.sides[0] && g.sides[1] ? "sendrecv"
-                                     : g.sides[0]             ? "send"
-                                                              : "recv";
-      run_kernel(
-          i, any.kernel, nccl::launch_env(k, l, st.rank, world_, hw_.sm.count, 0, st.def), start,
-          label,
+      const std::string_view label = sends && receives ? "sendrecv" : sends ? "send" : "recv";
+      run_kernels(
+          i, std::move(launches), start, label,
           [this, i, g] {
             stream(i).p2p.clear();
-            for (int d = 0; d < 2; ++d) {
-              if (g.sides[d] == nullptr) continue;
-              g.sides[d]->end = std::max(g.sides[d]->end, engine_.now());
-              if (d == 1) p2p_data(i, *g.sides[d], true);
-            }
+            for (const P2pRound& r : g.rounds)
+              for (int d = 0; d < 2; ++d) {
+                if (r.sides[d] == nullptr) continue;
+                r.sides[d]->end = std::max(r.sides[d]->end, engine_.now());
+                if (d == 1) p2p_data(i, *r.sides[d], true);
+              }
           },
           false);
       return false;
@@ -902,22 +916,42 @@ class Executor {
   // collective's are checked as the collective).
   void run_kernel(int i, int kernel, Env env, sim::Duration start, std::string_view label,
                   std::function<void()> after, bool checked) {
+    std::vector<std::pair<int, Env>> one;
+    one.emplace_back(kernel, std::move(env));
+    run_kernels(i, std::move(one), start, label, std::move(after), checked);
+  }
+
+  // As run_kernel, for several launches (kernel, env) started together: each is recorded as it
+  // ends, and `after` and the op's end come with the last.
+  void run_kernels(int i, std::vector<std::pair<int, Env>> launches, sim::Duration start,
+                   std::string_view label, std::function<void()> after, bool checked) {
     StreamRun& st = stream(i);
     const sim::Time begin = engine_.now();
-    st.launch = kernels_->launch(
-        st.rank, kernel, std::move(env), start,
-        [this, i, kernel, label, begin, after = std::move(after)] {
-          StreamRun& done = stream(i);
-          const int id = done.launch;
-          done.launch = -1;
-          if (after) after();
-          kernel_results_.push_back(
-              {done.rank, stream_name(done),
-               std::string(s_.kernels.kernels[static_cast<std::size_t>(kernel)].name), begin,
-               engine_.now(), kernels_->role_times(id)});
-          op_done(i, label);
-        },
-        checked && check_ ? std::optional(st.agent) : std::nullopt);
+    // The ids of the launches still running (-1: ended), and `after`, shared by their ends.
+    auto running = std::make_shared<std::vector<int>>(launches.size(), -1);
+    auto last = std::make_shared<std::function<void()>>(std::move(after));
+    for (std::size_t n = 0; n < launches.size(); ++n) {
+      const int kernel = launches[n].first;
+      (*running)[n] = kernels_->launch(
+          st.rank, kernel, std::move(launches[n].second), start,
+          [this, i, kernel, label, begin, running, last, n] {
+            StreamRun& done = stream(i);
+            const int id = (*running)[n];
+            (*running)[n] = -1;
+            kernel_results_.push_back(
+                {done.rank, stream_name(done),
+                 std::string(s_.kernels.kernels[static_cast<std::size_t>(kernel)].name), begin,
+                 engine_.now(), kernels_->role_times(id)});
+            const auto other =
+                std::find_if(running->begin(), running->end(), [](int r) { return r >= 0; });
+            done.launch = other == running->end() ? -1 : *other;
+            if (done.launch >= 0) return;
+            if (*last) (*last)();
+            op_done(i, label);
+          },
+          checked && check_ ? std::optional(st.agent) : std::nullopt);
+    }
+    st.launch = running->front();
   }
 
   // Events are keyed by name, index and rank: a loop-dependent index adds one per value. Bounded

@@ -169,8 +169,8 @@ struct ForOp : LoopRange {
 };
 
 // ncclGroupStart .. ncclGroupEnd around sends and receives (collective send / recv ops, `for`
-// and `if` around them, checked when read): one NCCL call and one kernel per rank for all of
-// them (traces/nccl/kernels.yaml, nccl_sendrecv).
+// and `if` around them, checked when read): one NCCL call for all of them, a kernel per p2p round
+// (traces/nccl/kernels.yaml, nccl_sendrecv).
 struct GroupOp {
   std::vector<Op> body;
 };

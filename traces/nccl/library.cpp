@@ -132,9 +132,12 @@ Launch p2p_launch(const Comm& comm, std::int64_t bytes) {
 }
 
 Launch sendrecv_launch(int rank, int world, const P2pSide& send, const P2pSide& recv) {
+  // p2pSchedule's round j sends to rank + j and receives from rank - j.
   MGSIM_CHECK((send.peer < 0 || send.plan) && (recv.peer < 0 || recv.plan) &&
-                  (send.peer != rank || recv.peer == rank),
-              "rank {}'s group: send to {}, receive from {}", rank, send.peer, recv.peer);
+                  (send.peer != rank || recv.peer == rank) &&
+                  (send.peer < 0 || recv.peer < 0 ||
+                   (send.peer - rank + world) % world == (rank - recv.peer + world) % world),
+              "rank {}'s round: send to {}, receive from {}", rank, send.peer, recv.peer);
   Launch l;
   l.kernel = "nccl_sendrecv";
   l.algorithm = "p2p";
@@ -142,35 +145,28 @@ Launch sendrecv_launch(int rank, int world, const P2pSide& send, const P2pSide& 
   l.protocol = first.protocol;
   l.channels = first.channels;
   l.args = {{"DEPTH", first.moves.depth}};
-  // p2pSchedule: round j sends to rank + j and receives from rank - j; one round's send and
-  // receive share their channels and split the CTA's warps.
-  const bool shared = send.plan && recv.plan &&
-                      (send.peer - rank + world) % world == (rank - recv.peer + world) % world;
-  int grid = 0;
-  const auto add = [&](const P2pSide& side, const char* const names[9], int first_cta) {
+  // A send and a receive of one round share the CTAs and split the warps, as NCCL's works do.
+  const bool shared = send.plan && recv.plan && send.peer != rank;
+  int grid = 1;
+  const auto add = [&](const P2pSide& side, const char* const names[9]) {
     const RingPlan& m = side.plan->moves;
-    const int threads = shared && side.peer != rank ? side.plan->threads / 2 : side.plan->threads;
+    const int threads = shared ? side.plan->threads / 2 : side.plan->threads;
     const std::int64_t values[9] = {side.peer, side.plan->channels, threads,    m.part,   m.slice,
                                     m.slices,  m.wire_num,          m.wire_den, side.base};
     for (int a = 0; a < 9; ++a) l.args.emplace_back(names[a], values[a]);
-    grid = std::max(grid, first_cta + side.plan->channels);
+    grid = std::max(grid, side.plan->channels);
     l.handovers += side.peer == rank ? 0 : m.slices * side.plan->channels;
   };
   static constexpr const char* kSend[9] = {"SEND_PEER", "S_CH", "S_T",  "S_PART", "S_SL",
                                            "S_N",       "S_WN", "S_WD", "S_BASE"};
   static constexpr const char* kRecv[9] = {"RECV_PEER", "R_CH", "R_T",  "R_PART", "R_SL",
                                            "R_N",       "R_WN", "R_WD", "R_BASE"};
-  int recv_cta = 0;
   if (send.plan) {
-    add(send, kSend, 0);
+    add(send, kSend);
     l.args.emplace_back("S_FENCE", send.plan->moves.fence ? 1 : 0);
-    if (!shared) recv_cta = send.plan->channels;
   }
-  if (recv.plan && recv.peer != rank) {
-    add(recv, kRecv, recv_cta);
-    l.args.emplace_back("R_CTA0", recv_cta);
-  }
-  l.args.emplace_back("GRID", std::max(grid, 1));
+  if (recv.plan && recv.peer != rank) add(recv, kRecv);
+  l.args.emplace_back("GRID", grid);
   return l;
 }
 

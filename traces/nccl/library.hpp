@@ -51,8 +51,9 @@ struct P2pSide {
   const P2pPlan* plan = nullptr;
   std::int64_t base = 0;
 };
-// Rank `rank`'s kernel for a group of at most one send and one receive (nccl_sendrecv).
-// REQUIRES: each side with a peer has a plan; a send to `rank` comes with a receive from it.
+// Rank `rank`'s kernel for one p2p round of a group (nccl_sendrecv): a send to rank + j, a
+// receive from rank - j, or both. REQUIRES: each side with a peer has a plan; both are of one
+// round; a send to `rank` comes with a receive from it.
 Launch sendrecv_launch(int rank, int world, const P2pSide& send, const P2pSide& recv);
 
 // The env of rank `rank`'s launch of `k` (which must be `launch.kernel`): `base` is the flag
