@@ -60,6 +60,7 @@ struct Entry {
   int src = -1, dst = -1, index = 0;
   nccl::P2pPlan p2p;
   const Op* sides[2] = {nullptr, nullptr};  // send, recv
+  std::int64_t regions[2] = {-1, -1};       // of each side's buffer (-1: all)
 };
 struct Ordered {
   const Entry* entry;
@@ -78,7 +79,6 @@ struct StreamRun {
   bool host_done = false;
   sim::Time host_end;
   int collectives_seen = 0;
-  std::map<int, int> sends_seen, recvs_seen;  // NCCL sends to / receives from each peer so far
   // The GPU side: what was enqueued, and the op running.
   std::deque<Command> queue;
   const Op* running = nullptr;
@@ -489,25 +489,26 @@ class Executor {
   // A run that ended with a send or a receive whose other side was never called (when it
   // deadlocked, the blocked streams say why instead).
   void check_matched() const {
-    for (const auto& [key, e] : p2p_) {
+    for (const auto& transfer : p2p_) {
+      const Entry& e = transfer.second;
       const bool sent = e.sides[0] != nullptr;
       if (sent && e.sides[1] != nullptr) continue;
       throw sim::ConfigError(
           e.sides[sent ? 0 : 1]->where,
-          fmt::format("rank {}'s {} {} bytes {} rank {} (their transfer #{} on stream '{}') has no "
-                      "matching {} on rank {}",
+          fmt::format("rank {}'s {} {} bytes {} rank {} (their transfer #{}) has no matching {} "
+                      "on rank {}",
                       sent ? e.src : e.dst, sent ? "send of" : "receive of", e.bytes,
-                      sent ? "to" : "from", sent ? e.dst : e.src, e.index,
-                      s_.streams[static_cast<std::size_t>(std::get<0>(key))].name,
-                      sent ? "recv" : "send", sent ? e.dst : e.src));
+                      sent ? "to" : "from", sent ? e.dst : e.src, e.index, sent ? "recv" : "send",
+                      sent ? e.dst : e.src));
     }
   }
 
   // ---- NCCL's sends and receives (docs/NCCL.md): a group's, or one alone, is one NCCL call;
   // each p2p round of it (a send to rank + j and a receive from rank - j) one nccl_sendrecv
   // kernel, the rounds' kernels started at once (NCCL's one kernel gives each round its own
-  // channels). A send and a receive match as NCCL matches them: the k-th send from rank a to rank
-  // b with b's k-th receive from a, within one stream definition (its communicator).
+  // channels). A send and a receive match as NCCL matches them on one communicator (the world):
+  // the k-th send rank a calls to rank b with the k-th receive b calls from a, whatever their
+  // streams.
 
   // A group's sends and receives as stream i calls them, by p2p round.
   struct P2pRound {
@@ -549,6 +550,7 @@ class Executor {
                       "on the same channels, which is not modelled yet (use two groups)",
                       to_string(c.kind), send ? "to" : "from", peer));
     side = p2p_entry(i, op, c, collective_bytes(c, env), peer);
+    side->regions[send ? 0 : 1] = c.region ? c.region->eval(env) : -1;
     ++g.parts;
   }
 
@@ -558,11 +560,11 @@ class Executor {
     StreamRun& st = stream(i);
     const bool send = c.kind == CollectiveKind::send;
     const int src = send ? st.rank : peer, dst = send ? peer : st.rank;
-    const int k = (send ? st.sends_seen : st.recvs_seen)[peer]++;
-    const auto key = std::make_tuple(st.def, src, dst, k);
+    const int k = p2p_calls_[{st.rank, send, peer}]++;
+    const auto key = std::make_tuple(src, dst, k);
     auto it = p2p_.find(key);
     if (it == p2p_.end()) {
-      it = p2p_.emplace(key, p2p_transfer(op, c, st.def, bytes, src, dst)).first;
+      it = p2p_.emplace(key, p2p_transfer(op, c, bytes, src, dst)).first;
       it->second.index = k;
       it->second.id = static_cast<int>(collective_order_.size());
       collective_order_.push_back({&it->second, stream_name(st)});
@@ -570,19 +572,17 @@ class Executor {
     Entry& e = it->second;
     if (e.bytes != bytes)
       throw sim::ConfigError(
-          op.where,
-          fmt::format("rank {} {} {} bytes {} rank {}, where rank {} {} {} bytes (their "
-                      "transfer #{} on stream '{}')",
-                      st.rank, send ? "sends" : "receives", bytes, send ? "to" : "from", peer, peer,
-                      send ? "receives" : "sends", e.bytes, k, stream_name(st)));
+          op.where, fmt::format("rank {} {} {} bytes {} rank {}, where rank {} {} {} bytes (their "
+                                "transfer #{})",
+                                st.rank, send ? "sends" : "receives", bytes, send ? "to" : "from",
+                                peer, peer, send ? "receives" : "sends", e.bytes, k));
     e.sides[send ? 0 : 1] = &op;
     return &e;
   }
 
   // A new transfer from src to dst: NCCL's plan for its bytes (tuner.hpp, plan_p2p), its flags
   // counted on from the pair's earlier transfers on as many channels.
-  Entry p2p_transfer(const Op& op, const CollectiveOp& c, int def, std::int64_t bytes, int src,
-                     int dst) {
+  Entry p2p_transfer(const Op& op, const CollectiveOp& c, std::int64_t bytes, int src, int dst) {
     Entry e;
     e.kind = CollectiveKind::send;
     e.bytes = bytes;
@@ -593,7 +593,7 @@ class Executor {
     e.src = src;
     e.dst = dst;
     e.p2p = nccl::plan_p2p(comm(op), bytes, src == dst);
-    std::int64_t& chunks = p2p_chunks_[{def, src, dst, e.p2p.channels}];
+    std::int64_t& chunks = p2p_chunks_[{src, dst, e.p2p.channels}];
     e.base = chunks;
     chunks += e.p2p.moves.slices;
     e.launch.kernel = "nccl_sendrecv";
@@ -661,7 +661,7 @@ class Executor {
         const KernelDef& k = s_.kernels.kernels[static_cast<std::size_t>(kernel)];
         launches.emplace_back(
             kernel, nccl::launch_env(k, nccl::sendrecv_launch(st.rank, world_, sides[0], sides[1]),
-                                     st.rank, world_, hw_.sm.count, 0, st.def));
+                                     st.rank, world_, hw_.sm.count, 0, 0));
       }
       const std::string_view label = sends && receives ? "sendrecv" : sends ? "send" : "recv";
       run_kernels(
@@ -685,17 +685,16 @@ class Executor {
   void p2p_data(int i, const Entry& e, bool end) {
     if (!check_) return;
     const StreamRun& st = stream(i);
-    const DataCheck::SyncKey key{DataCheck::p2p, st.def, std::int64_t{e.src} * world_ + e.dst,
-                                 e.index};
+    const DataCheck::SyncKey key{DataCheck::p2p, 0, std::int64_t{e.src} * world_ + e.dst, e.index};
     const Op& side = *e.sides[end ? 1 : 0];
     const int buffer = std::get<CollectiveOp>(side.what).buffer;
     if (!end) {
-      check_->read(st.agent, st.rank, buffer, -1, e.bytes, side.where, "send");
+      check_->read(st.agent, st.rank, buffer, e.regions[0], e.bytes, side.where, "send");
       check_->release(st.agent, key);
       return;
     }
     check_->acquire(st.agent, key);
-    check_->write(st.agent, st.rank, buffer, -1, e.bytes, side.where, "recv");
+    check_->write(st.agent, st.rank, buffer, e.regions[1], e.bytes, side.where, "recv");
   }
 
   // NCCL's communicator, made on first use; within one NVLink domain, of 2 ranks or more (a
@@ -1182,10 +1181,9 @@ class Executor {
     for (const Entry* e : st.p2p) {
       const bool sending = e->src == st.rank;
       const int other = sending ? e->dst : e->src;
-      const std::string what =
-          fmt::format("the {} {} bytes {} rank {} (their transfer #{} on stream '{}')",
-                      sending ? "send of" : "receive of", e->bytes, sending ? "to" : "from", other,
-                      e->index, stream_name(st));
+      const std::string what = fmt::format("the {} {} bytes {} rank {} (their transfer #{})",
+                                           sending ? "send of" : "receive of", e->bytes,
+                                           sending ? "to" : "from", other, e->index);
       if (e->sides[sending ? 1 : 0] == nullptr)
         return fmt::format("{}: rank {} has not called the matching {}", what, other,
                            sending ? "recv" : "send");
@@ -1306,11 +1304,12 @@ class Executor {
   Events events_;
   std::map<EventKey, std::optional<sim::Time>> event_work_;  // what waits on each event carry
   std::map<std::pair<int, int>, Entry> collectives_;
-  // Sends and their receives: (stream definition, sender, receiver, their number) -> the
-  // transfer; (stream definition, sender, receiver, channels) -> the chunks the pair's transfers
-  // on that many channels moved through each so far (nccl_sendrecv's flags).
-  std::map<std::tuple<int, int, int, int>, Entry> p2p_;
-  std::map<std::tuple<int, int, int, int>, std::int64_t> p2p_chunks_;
+  // Sends and their receives: (sender, receiver, their number) -> the transfer; (rank, send?,
+  // peer) -> the calls so far; (sender, receiver, channels) -> the chunks the pair's transfers on
+  // that many channels moved through each so far (nccl_sendrecv's flags).
+  std::map<std::tuple<int, int, int>, Entry> p2p_;
+  std::map<std::tuple<int, bool, int>, int> p2p_calls_;
+  std::map<std::tuple<int, int, int>, std::int64_t> p2p_chunks_;
   std::vector<Ordered> collective_order_;
   std::optional<nccl::Comm> nccl_comm_;     // NCCL's communicator, made on first use
   std::map<int, std::int64_t> nccl_flags_;  // stream definition -> its flag count so far

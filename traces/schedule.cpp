@@ -553,6 +553,11 @@ class Parser {
                             c.kind == CollectiveKind::send ? "sends to" : "receives from"));
     }
     if (auto b = r.optional("buffer")) c.buffer = s_.kernels.buffer(*b, b->as_string());
+    if (auto n = r.optional("region")) {
+      if (!p2p) n->fail("only send and recv name a region (a collective's regions are its own)");
+      if (c.buffer < 0) n->fail("a region of what: name the `buffer` too");
+      c.region = Expr::parse(*n, scope_);
+    }
     if (auto o = r.optional("output")) {
       if (p2p)
         o->fail(fmt::format("a {} has one buffer: `buffer` ({})", to_string(c.kind),

@@ -130,6 +130,7 @@ struct CollectiveOp {
   std::optional<Expr> chunk;               // ideal_ring only: pipelining granularity
   std::optional<Expr> root;                // broadcast and reduce: the root rank (default 0)
   std::optional<Expr> peer;                // send and recv: the other rank
+  std::optional<Expr> region;              // send and recv: the region of `buffer` (default all)
   Dtype dtype;
   // The data (indices into KernelSet::buffers; -1: not named), for `mgsim check`: `buffer` is
   // read, and written in place unless `output` is named (traces/data_check.hpp says which

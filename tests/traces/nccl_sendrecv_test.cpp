@@ -114,7 +114,7 @@ TEST_CASE("a ring exchange needs its send and receive in one group") {
   const Result ungrouped = on_hgx(kRing, {{"GROUPED", "0"}});
   REQUIRE(ungrouped.run.blocked.size() == 4);
   CHECK(ungrouped.run.blocked[0].waiting_for ==
-        "the send of 67108864 bytes to rank 1 (their transfer #0 on stream 's'): rank 1's "
+        "the send of 67108864 bytes to rank 1 (their transfer #0): rank 1's "
         "matching recv is called but not started, its stream busy before it (a send and a recv "
         "that wait on each other's stream belong in one `group`)");
   // 2 MiB is one 256 KiB chunk per channel: every send ends on its own, then the receives run.
@@ -268,6 +268,22 @@ streams:
   }
 }
 
+TEST_CASE("a send and its receive match across streams, on one communicator") {
+  // Rank 0 sends on stream `a`, rank 1 receives on stream `b`: the world is one communicator.
+  const Result r = on_hgx(R"(world: 2
+streams:
+  - name: a
+    if: rank == 0
+    ops: [{collective: {op: send, peer: 1, bytes: 4MiB}}]
+  - name: b
+    if: rank == 1
+    ops: [{collective: {op: recv, peer: 0, bytes: 4MiB}}]
+)");
+  REQUIRE(r.run.blocked.empty());
+  REQUIRE(r.run.collectives.size() == 1);
+  CHECK(amount(r.roofline, "gpu0.nvlink.out") == 4 << 20);
+}
+
 TEST_CASE("a send to itself is a local copy in a group with its receive") {
   const Result r = on_hgx(R"(world: 2
 streams:
@@ -292,8 +308,8 @@ streams:
   - name: s
     ops:
       - {if: rank == 0, collective: {op: send, peer: 1, bytes: 1MiB}}
-)") == "p2p.yaml:5:9: error: rank 0's send of 1048576 bytes to rank 1 (their transfer #0 on "
-       "stream 's') has no matching recv on rank 1");
+)") == "p2p.yaml:5:9: error: rank 0's send of 1048576 bytes to rank 1 (their transfer #0) has "
+       "no matching recv on rank 1");
   CHECK(run_error(R"(world: 2
 streams:
   - name: s
@@ -301,7 +317,7 @@ streams:
       - {if: rank == 0, collective: {op: send, peer: 1, bytes: 1MiB}}
       - {if: rank == 1, collective: {op: recv, peer: 0, bytes: 2MiB}}
 )") == "p2p.yaml:6:9: error: rank 1 receives 2097152 bytes from rank 0, where rank 0 sends "
-       "1048576 bytes (their transfer #0 on stream 's')");
+       "1048576 bytes (their transfer #0)");
   CHECK(run_error(R"(world: 2
 streams:
   - name: s
