@@ -75,8 +75,9 @@ class Engine {
   void set_trace(TraceSink* sink) { trace_ = sink; }
 
  private:
-  struct Queue;  // defined in engine.cpp
-  EventId schedule(Time t, Callback cb, int priority, bool background);
+  struct Queue;                                                            // defined in engine.cpp
+  EventId schedule(Time t, Callback&& cb, int priority, bool background);  // by reference: one
+                                                                           // move, into the slot
   Queue* queue_;
   Time now_ = Time::zero();
   std::uint64_t next_sequence_ = 1;
