@@ -138,13 +138,11 @@ Launch sendrecv_launch(int rank, int world, const P2pSide& send, const P2pSide& 
                   (send.peer < 0 || recv.peer < 0 ||
                    (send.peer - rank + world) % world == (rank - recv.peer + world) % world),
               "rank {}'s round: send to {}, receive from {}", rank, send.peer, recv.peer);
+  // Only the kernel and its arguments: the transfers' protocol, channels and handovers are
+  // their plans' (each transfer is its own row of the collective table).
   Launch l;
   l.kernel = "nccl_sendrecv";
-  l.algorithm = "p2p";
-  const P2pPlan& first = send.plan ? *send.plan : *recv.plan;
-  l.protocol = first.protocol;
-  l.channels = first.channels;
-  l.args = {{"DEPTH", first.moves.depth}};
+  l.args = {{"DEPTH", (send.plan ? *send.plan : *recv.plan).moves.depth}};
   // A send and a receive of one round share the CTAs and split the warps, as NCCL's works do.
   const bool shared = send.plan && recv.plan && send.peer != rank;
   int grid = 1;
@@ -155,7 +153,6 @@ Launch sendrecv_launch(int rank, int world, const P2pSide& send, const P2pSide& 
                                     m.slices,  m.wire_num,          m.wire_den, side.base};
     for (int a = 0; a < 9; ++a) l.args.emplace_back(names[a], values[a]);
     grid = std::max(grid, side.plan->channels);
-    l.handovers += side.peer == rank ? 0 : m.slices * side.plan->channels;
   };
   static constexpr const char* kSend[9] = {"SEND_PEER", "S_CH", "S_T",  "S_PART", "S_SL",
                                            "S_N",       "S_WN", "S_WD", "S_BASE"};
