@@ -704,6 +704,7 @@ class Executor {
       throw sim::ConfigError(op.where,
                              "NCCL's sends and receives need a world of 2 or more ranks "
                              "here (a one-rank communicator is not modelled)");
+    if (nccl_comm_) return *nccl_comm_;  // the world was checked when it was made
     for (int r = 1; r < world_; ++r)
       if (fabric_.nvlink_domain(r) != fabric_.nvlink_domain(0))
         throw sim::ConfigError(
@@ -712,9 +713,8 @@ class Executor {
                         "(its network transport and proxy thread) is not modelled yet; "
                         "`algorithm: ideal_ring` runs an idealised ring",
                         r));
-    if (!nccl_comm_)
-      nccl_comm_ =
-          nccl::make_comm(world_, hw_.sm.compute_capability, hw_.nvlink.links, multicast_group());
+    nccl_comm_ =
+        nccl::make_comm(world_, hw_.sm.compute_capability, hw_.nvlink.links, multicast_group());
     return *nccl_comm_;
   }
 
