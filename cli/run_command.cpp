@@ -35,6 +35,7 @@ struct RunOptions : ScheduleInputs {
   std::string trace;
   std::string report;
   bool critical_path = false;
+  bool every_rank = false;
   bool json = false;
   std::size_t top = 10;
 };
@@ -108,9 +109,9 @@ void run_schedule(const RunOptions& o) {
   sim::TraceSink* sink = both     ? static_cast<sim::TraceSink*>(&*both)
                          : writer ? static_cast<sim::TraceSink*>(writer.get())
                                   : recorder.get();
-  const std::vector<traces::Run> runs =
-      traces::run_points(schedule, defines, sweep, machine, sink, limits_of(o),
-                         {.critical_path = o.critical_path || report_file.has_value()});
+  const std::vector<traces::Run> runs = traces::run_points(
+      schedule, defines, sweep, machine, sink, limits_of(o),
+      {.critical_path = o.critical_path || report_file.has_value(), .every_rank = o.every_rank});
   if (runs.back().result.deadlocked()) {
     std::cout.flush();
     throw CheckFailed(traces::deadlock_report(o.schedule, runs.back().result.run));
@@ -196,6 +197,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--critical-path", opts->critical_path,
                 "print the chain of ops that set the end time, by where its time went "
                 "(traces/critical_path.hpp); --json lists every step");
+  cmd->add_flag("--every-rank", opts->every_rank,
+                "simulate every rank, even where symmetric ranks would be simulated once (the "
+                "same result, slower: traces/simulation.hpp)");
   cmd->add_option("--report", opts->report,
                   "write an HTML report: timeline, utilisation over time, roofline, the text");
   cmd->add_option("--top", opts->top, "unit groups shown in the utilisation table (default 10)");

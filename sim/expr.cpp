@@ -214,6 +214,7 @@ class ExprParser {
       return;
     }
     const int slot = scope_.find(id);
+    if (slot >= 0) scope_.mark_read(slot);
     if (slot < 0) {
       std::vector<std::string> candidates(scope_.names().begin(), scope_.names().end());
       pos_ = start;

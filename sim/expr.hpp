@@ -45,9 +45,20 @@ class Scope {
   int size() const { return static_cast<int>(names_.size()); }
   // Drops the most recently added names down to `size` (leaving a loop body).
   void truncate(int size) { names_.resize(static_cast<std::size_t>(size)); }
+  // Whether an expression parsed in this scope (or the copy it was made from, before the copy)
+  // read `slot`: a schedule whose expressions never read `rank` runs one program on every rank.
+  bool read(int slot) const {
+    return static_cast<std::size_t>(slot) < read_.size() && read_[static_cast<std::size_t>(slot)];
+  }
+  void mark_read(int slot) const {
+    if (read_.size() <= static_cast<std::size_t>(slot))
+      read_.resize(static_cast<std::size_t>(slot) + 1, false);
+    read_[static_cast<std::size_t>(slot)] = true;
+  }
 
  private:
   std::vector<std::string> names_;
+  mutable std::vector<bool> read_;  // by slot
 };
 
 // Values of the slots of a Scope (index = slot).

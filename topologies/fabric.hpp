@@ -34,7 +34,9 @@ class Fabric {
  public:
   struct Route {
     std::vector<sim::ResourceId> resources;
+    std::vector<int> arcs;  // of routing(), one per resource
     sim::Duration latency;
+    bool single = false;  // the pair's only cheapest path (no equal-cost choice was made)
   };
 
   // Adds the fabric's resources to `net`. `topo` may be destroyed afterwards.

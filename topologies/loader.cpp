@@ -227,6 +227,7 @@ class Loader {
         const std::int64_t n = evaluate(*node_index, scope_);
         if (n < 0 || n > 1'000'000) node_index->fail(fmt::format("node index {} out of range", n));
         v.node = static_cast<int>(n);
+        v.in_node = true;
       }
       if (group) v.group = expand_pattern(group_pattern, scope_, *group);
       if (by_name_.count(v.name) != 0) {

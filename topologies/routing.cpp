@@ -23,11 +23,13 @@ RoutingGraph::RoutingGraph(const Topology& topo) {
   std::unordered_map<std::string, int> group_index;
   for (VertexId v = 0; v < boost::num_vertices(g); ++v) {
     const VertexInfo& info = g[v];
+    const int node = info.in_node ? info.node : -1;
     if (!info.group.empty()) {
       auto [it, fresh] = group_index.emplace(info.group, static_cast<int>(names_.size()));
       rv[v] = it->second;
       if (!fresh) {
         vertex_latency_[it->second] = std::max(vertex_latency_[it->second], info.latency);
+        if (node_[it->second] != node) node_[it->second] = -1;
         continue;
       }
       names_.push_back(info.group);
@@ -37,6 +39,7 @@ RoutingGraph::RoutingGraph(const Topology& topo) {
     }
     is_gpu_.push_back(info.kind == VertexKind::gpu ? 1 : 0);
     vertex_latency_.push_back(info.latency);
+    node_.push_back(node);
   }
   for (VertexId v : topo.gpus) gpu_vertex_.push_back(rv[v]);
 

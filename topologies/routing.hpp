@@ -57,6 +57,10 @@ class RoutingGraph {
     return {out_.data() + offsets_[v], out_.data() + offsets_[v + 1]};
   }
   int gpu_vertex(int rank) const { return gpu_vertex_[rank]; }
+  // The node (VertexInfo::node) a vertex belongs to, or -1 for a shared one (no `node:` given,
+  // or a group whose chips are in different nodes).
+  int node(int v) const { return node_[v]; }
+  sim::Duration vertex_latency(int v) const { return vertex_latency_[v]; }
   int gpu_count() const { return static_cast<int>(gpu_vertex_.size()); }
 
   // Cost from every vertex to GPU rank `dst` (computed on first use, then cached).
@@ -72,6 +76,7 @@ class RoutingGraph {
   std::vector<std::string> names_;
   std::vector<char> is_gpu_;
   std::vector<sim::Duration> vertex_latency_;
+  std::vector<int> node_;
   std::vector<Arc> arcs_;
   std::vector<int> offsets_;  // CSR over out_
   std::vector<int> out_;

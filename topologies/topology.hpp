@@ -57,6 +57,7 @@ struct VertexInfo {
   std::string name;
   VertexKind kind = VertexKind::gpu;
   int node = 0;           // host / tray / rack index the vertex belongs to
+  bool in_node = false;   // `node:` was given; otherwise the vertex belongs to no node (0 above)
   std::string group;      // empty: the vertex routes on its own
   sim::Duration latency;  // added when a route crosses this vertex (switch traversal)
   sim::SourceLocation where;

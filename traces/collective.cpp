@@ -40,6 +40,23 @@ std::vector<std::vector<int>> rail_rings(std::span<const int> domain) {
   return rings;
 }
 
+bool rings_symmetric(const std::vector<std::vector<int>>& rings, int period) {
+  for (const std::vector<int>& order : rings) {
+    const auto n = static_cast<int>(order.size());
+    std::vector<int> pos(order.size());
+    for (int p = 0; p < n; ++p)
+      pos[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
+    // The turn that takes position 0's rank to its translate, then every position by it.
+    const int turn = pos[static_cast<std::size_t>((order.front() + period) % n)];
+    for (int p = 0; p < n; ++p) {
+      if (order[static_cast<std::size_t>((p + turn) % n)] !=
+          (order[static_cast<std::size_t>(p)] + period) % n)
+        return false;
+    }
+  }
+  return true;
+}
+
 CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
                              CollectiveTransport transport, CollectiveKind kind, int ranks,
                              std::int64_t bytes, std::int64_t chunk,
@@ -49,6 +66,7 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
       transfers_(transfers),
       kind_(kind),
       n_(ranks),
+      period_(std::min(ranks, transfers.simulated_ranks())),
       bytes_(bytes),
       chunk_(chunk),
       on_rank_done_(std::move(on_rank_done)),
@@ -87,21 +105,40 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
     }
     ring.bytes = bytes_ / count + (static_cast<std::int64_t>(c) < bytes_ % count ? 1 : 0);
   }
+  if (period_ < n_) check_symmetric();
   const std::int64_t largest = segment_bytes(0, 0);
   chunks_ = (largest + chunk_ - 1) / chunk_;
   order_size_ = chunks_ * steps_;
-  ranks_.resize(static_cast<std::size_t>(n_));
-  lanes_.resize(rings_.size() * static_cast<std::size_t>(n_));
+  ranks_.resize(static_cast<std::size_t>(period_));
+  lanes_.resize(rings_.size() * static_cast<std::size_t>(period_));
   for (int c = 0; c < static_cast<int>(rings_.size()); ++c) {
-    for (int r = 0; r < n_; ++r) {
+    for (int r = 0; r < period_; ++r) {
       lane(c, r).sent.assign(static_cast<std::size_t>(order_size_), false);
       for (std::int64_t idx = 0; idx < order_size_; ++idx) {
         if (send_bytes(c, r, idx) == 0) continue;
         ++rank(r).sends_left;
         ++rank(send_peer(c, r, idx)).recvs_left;
-        ++total_sends_;
+        total_sends_ += n_ / period_;  // its translates' too
       }
     }
+  }
+}
+
+void CollectiveRun::check_symmetric() const {
+  MGSIM_CHECK(n_ % period_ == 0, "{} ranks folded by {}", n_, period_);
+  if (kind_ != CollectiveKind::all_to_all) {
+    std::vector<std::vector<int>> orders;
+    for (const Ring& ring : rings_) orders.push_back(ring.order);
+    if (!rings_symmetric(orders, period_))
+      throw SymmetryBroken(
+          fmt::format("the rings do not turn onto themselves by {} ranks", period_));
+  }
+  for (const Ring& ring : rings_) {
+    if (ring.bytes % n_ != 0)
+      throw SymmetryBroken(
+          fmt::format("a ring's {} bytes make segments of unequal sizes over {} "
+                      "ranks",
+                      ring.bytes, n_));
   }
 }
 
@@ -161,7 +198,7 @@ void CollectiveRun::start(int r) {
   // Senders to r may have been waiting for it to post its buffers.
   for (int c = 0; c < static_cast<int>(rings_.size()); ++c) {
     if (kind_ == CollectiveKind::all_to_all) {
-      for (int q = 0; q < n_; ++q) issue(c, q);
+      for (int q = 0; q < period_; ++q) issue(c, q);
     } else {
       issue(c, upstream(c, r));
     }
@@ -171,6 +208,7 @@ void CollectiveRun::start(int r) {
 }
 
 void CollectiveRun::issue(int c, int r) {
+  r = stand_in(r);
   if (!rank(r).joined) return;
   Lane& mine = lane(c, r);
   while (mine.cursor < order_size_) {
@@ -206,6 +244,7 @@ void CollectiveRun::send_done(int c, int r, std::int64_t idx, int dst) {
 }
 
 void CollectiveRun::check_done(int r) {
+  r = stand_in(r);
   Rank& me = rank(r);
   if (me.done || !me.joined || me.sends_left > 0 || me.recvs_left > 0) return;
   me.done = true;
@@ -227,7 +266,7 @@ std::string CollectiveRun::blocked_reason(int r) const {
       return fmt::format("chunk {} of step {} from rank {}", idx / steps_, idx % steps_ - 1, w - 1);
     }
   }
-  for (int q = 0; q < n_; ++q) {
+  for (int q = 0; q < period_; ++q) {
     if (!rank(q).joined)
       return fmt::format("rank {} to reach the {} (it sends to this rank)", q, to_string(kind_));
   }

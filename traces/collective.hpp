@@ -66,11 +66,21 @@ enum class CollectiveTransport : std::uint8_t { sm_copies, copy_engines };
 // odd number of domains the last one wraps to the first across rails.
 std::vector<std::vector<int>> rail_rings(std::span<const int> domain);
 
+// Whether moving every rank by `period` (r -> (r + period) mod n) moves each ring onto itself,
+// turned: what a folded run needs of its rings (the rank standing for another sends where the
+// other sends, at the same step). REQUIRES: every ring is a permutation of 0 .. n - 1.
+bool rings_symmetric(const std::vector<std::vector<int>>& rings, int period);
+
 class CollectiveRun {
  public:
   // `rings[c]` is ring c's order of the ranks, a permutation of 0 .. ranks - 1 (all_to_all: one
   // ring, its order unused). `on_rank_done(rank)` runs (as an engine event) when a rank's part
   // is done. REQUIRES: ranks >= 2, bytes > 0, chunk > 0, at least one ring (all_to_all: one).
+  // A folded run (transfers.simulated_ranks() < ranks) runs ranks 0 .. period - 1 only, each
+  // standing for its translates (r + k * period): what a rank waits for from another it takes
+  // from that rank's stand-in. SymmetryBroken when the rings are not symmetric
+  // (rings_symmetric) or the segments differ in size (every send of a translate must be as
+  // large).
   CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveTransport transport,
                 CollectiveKind kind, int ranks, std::int64_t bytes, std::int64_t chunk,
                 std::vector<std::vector<int>> rings, std::function<void(int)> on_rank_done);
@@ -106,10 +116,15 @@ class CollectiveRun {
     std::vector<bool> sent;   // per send index: finished
   };
 
-  Lane& lane(int c, int r) { return lanes_[static_cast<std::size_t>(c * n_ + r)]; }
-  const Lane& lane(int c, int r) const { return lanes_[static_cast<std::size_t>(c * n_ + r)]; }
-  Rank& rank(int r) { return ranks_[static_cast<std::size_t>(r)]; }
-  const Rank& rank(int r) const { return ranks_[static_cast<std::size_t>(r)]; }
+  // The simulated rank standing for r (itself unless the run is folded).
+  int stand_in(int r) const { return r % period_; }
+  Lane& lane(int c, int r) { return lanes_[static_cast<std::size_t>(c * period_ + stand_in(r))]; }
+  const Lane& lane(int c, int r) const {
+    return lanes_[static_cast<std::size_t>(c * period_ + stand_in(r))];
+  }
+  Rank& rank(int r) { return ranks_[static_cast<std::size_t>(stand_in(r))]; }
+  const Rank& rank(int r) const { return ranks_[static_cast<std::size_t>(stand_in(r))]; }
+  void check_symmetric() const;
   // The rank before r on ring c.
   int upstream(int c, int r) const;
   std::int64_t segment_bytes(int c, int segment) const;
@@ -128,6 +143,7 @@ class CollectiveRun {
   Transfers& transfers_;
   CollectiveKind kind_;
   int n_;
+  int period_;  // the simulated ranks: 0 .. period_ - 1 (n_ unless folded)
   std::int64_t bytes_;
   std::int64_t chunk_;
   int steps_;                // ring: steps; all_to_all: n-1 peers
@@ -136,8 +152,8 @@ class CollectiveRun {
   std::function<void(int)> on_rank_done_;
   CollectiveTransport transport_;
   std::vector<Ring> rings_;
-  std::vector<Rank> ranks_;
-  std::vector<Lane> lanes_;  // ring-major: lanes_[c * n + r]
+  std::vector<Rank> ranks_;  // simulated ranks
+  std::vector<Lane> lanes_;  // ring-major: lanes_[c * period + r]
   std::int64_t total_sends_ = 0;
   int joined_ = 0;
   sim::Time begin_ = sim::Time::max();

@@ -134,10 +134,17 @@ class Executor {
       world_ = static_cast<int>(w);
     }
     base[static_cast<std::size_t>(s.world_slot)] = world_;
+    // A folded run (FoldedInterconnect) simulates ranks 0 .. ranks_ - 1, each standing for its
+    // translates; its world is the whole fabric.
+    const bool folded = fabric.simulated_gpus() < fabric.gpu_count();
+    ranks_ = folded ? fabric.simulated_gpus() : world_;
+    MGSIM_CHECK(!folded || (world_ == fabric.gpu_count() && !options.check &&
+                            !options.critical_path && s.kernels.kernels.empty()),
+                "a folded run of {} ranks in a world of {}", ranks_, world_);
     if (options.check) check_ = std::make_unique<DataCheck>(s.kernels, base, s.rank_slot, world_);
     if (options.critical_path) path_.emplace();
-    gpus_.reserve(static_cast<std::size_t>(world_));
-    for (int r = 0; r < world_; ++r) gpus_.emplace_back(r, hw, net, catalog);
+    gpus_.reserve(static_cast<std::size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r) gpus_.emplace_back(r, hw, net, catalog);
     set_clocks(base, engine);
     transfers_ = std::make_unique<Transfers>(engine, net, fabric, gpus_);
     if (!s.kernels.kernels.empty()) {
@@ -148,8 +155,8 @@ class Executor {
       kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_,
                                                 check_.get());
     }
-    rank_streams_.resize(static_cast<std::size_t>(world_));
-    for (int r = 0; r < world_; ++r) {
+    rank_streams_.resize(static_cast<std::size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r) {
       base[static_cast<std::size_t>(s.rank_slot)] = r;
       for (std::size_t d = 0; d < s.streams.size(); ++d) {
         const StreamDef& def = s.streams[d];
@@ -177,7 +184,7 @@ class Executor {
                              fmt::format("power start needs a power limit, and hardware '{}' "
                                          "has none (power.limit): its SMs run at sm.clock",
                                          hw_.name));
-    for (int r = 0; r < world_; ++r) {
+    for (int r = 0; r < ranks_; ++r) {
       models::Gpu& gpu = gpus_[static_cast<std::size_t>(r)];
       if (p.clock) {
         env[static_cast<std::size_t>(s_.rank_slot)] = r;
@@ -248,7 +255,27 @@ class Executor {
     }
     if (out.blocked.empty()) check_matched();
     if (path_ && out.blocked.empty()) out.critical_path = critical_path(*path_);
+    out.simulated = ranks_;
+    if (ranks_ < world_) unfold(out);
     return out;
+  }
+
+  // A folded run's results for every rank: rank r + k * ranks_ did what rank r did, when r did.
+  void unfold(RunResult& out) const {
+    const auto copy = [this](auto& items) {
+      const std::size_t simulated = items.size();
+      for (int k = 1; k < world_ / ranks_; ++k) {
+        for (std::size_t i = 0; i < simulated; ++i) {
+          auto item = items[i];
+          item.rank += k * ranks_;
+          items.push_back(std::move(item));
+        }
+      }
+    };
+    copy(out.streams);
+    copy(out.recorded);
+    copy(out.clocks);
+    std::ranges::stable_sort(out.recorded, {}, &EventResult::at);
   }
 
  private:
@@ -1292,6 +1319,7 @@ class Executor {
   const models::HardwareSpec& hw_;
   CollectiveTransport transport_;
   int world_ = 0;
+  int ranks_ = 0;  // simulated: world_, or a folded run's stand-ins (Interconnect::simulated_gpus)
   std::vector<models::Gpu> gpus_;                                  // by rank
   std::vector<std::unique_ptr<models::PowerGovernor>> governors_;  // by rank, when governed
   std::unique_ptr<Transfers> transfers_;

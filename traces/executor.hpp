@@ -113,16 +113,20 @@ struct ClockResult {
 
 struct RunResult {
   int world = 0;
+  // Ranks simulated: the world, or fewer when symmetric ranks were simulated once (a folded
+  // run, traces/simulation.hpp), each standing for world / simulated ranks; every rank's
+  // results are given either way.
+  int simulated = 0;
   std::vector<StreamResult> streams;  // finished streams, by rank then stream order in the file
   std::vector<KernelResult> kernels;  // finished launches, in the order they finished
   std::vector<CollectiveResult> collectives;  // in order of first arrival
   std::vector<EventResult> recorded;          // record ops, in the order the GPUs reached them
   std::vector<BlockedStream> blocked;         // non-empty: the schedule deadlocked
   sim::Time end;                              // the last event
-  std::uint64_t events = 0;
-  std::optional<CheckResult> check;     // when the run was checked
-  std::vector<ClockResult> clocks;      // by rank, for governed GPUs
-  std::vector<PathStep> critical_path;  // when asked and the run finished
+  std::uint64_t events = 0;                   // simulated (a folded run's are its simulated ranks')
+  std::optional<CheckResult> check;           // when the run was checked
+  std::vector<ClockResult> clocks;            // by rank, for governed GPUs
+  std::vector<PathStep> critical_path;        // when asked and the run finished
 };
 
 // How a run goes, besides its inputs.

@@ -9,6 +9,7 @@
 
 #include "sim/check.hpp"
 #include "topologies/fabric.hpp"
+#include "topologies/symmetry.hpp"
 #include "topologies/topology.hpp"
 
 namespace mgsim::traces {
@@ -28,7 +29,7 @@ bool is_network(topologies::LinkKind k) {
 }  // namespace
 
 void register_fabric(models::ResourceCatalog& catalog, const topologies::Fabric& fabric,
-                     const topologies::Topology& topo) {
+                     const topologies::Topology& topo, const topologies::Translation* folded) {
   using models::gpu_group;
   using models::UnitKind;
   using topologies::LinkKind;
@@ -53,6 +54,8 @@ void register_fabric(models::ResourceCatalog& catalog, const topologies::Fabric&
 
   const auto& arcs = rg.arcs();
   for (std::size_t i = 0; i < arcs.size(); ++i) {
+    if (folded && folded->arc_stand_in[i] >= 0 && folded->arc_stand_in[i] != static_cast<int>(i))
+      continue;
     const auto& arc = arcs[i];
     const std::string& from = rg.name(arc.from);
     const std::string& to = rg.name(arc.to);

@@ -9,6 +9,7 @@
 namespace mgsim::topologies {
 class Fabric;
 struct Topology;
+struct Translation;
 }  // namespace mgsim::topologies
 
 namespace mgsim::traces {
@@ -20,8 +21,11 @@ namespace mgsim::traces {
 // registered in the sender's out group; the receiver's in-traffic is then visible only through
 // the peer_in unit). Trunks with a NIC end form "<nic>.out" / "<nic>.in"; the rest are one group
 // per trunk direction named like the resource ("leaf0->spine1").
+// `folded` (a folded run, traces/fabric_interconnect.hpp): only the trunk directions that stand
+// for themselves (and shared ones), as a folded run's flows load only those.
 // REQUIRES: `fabric` was built from `topo`.
 void register_fabric(models::ResourceCatalog& catalog, const topologies::Fabric& fabric,
-                     const topologies::Topology& topo);
+                     const topologies::Topology& topo,
+                     const topologies::Translation* folded = nullptr);
 
 }  // namespace mgsim::traces

@@ -24,6 +24,13 @@ std::string params_text(const Overrides& params, std::string_view sep) {
   return fmt::format("{}", fmt::join(p, sep));
 }
 
+// ", N ranks simulated, ..." when symmetric ranks were simulated once (traces/simulation.hpp).
+std::string folded_text(const RunResult& r) {
+  if (r.simulated >= r.world) return "";
+  return fmt::format(" ({} ranks simulated, each standing for {} symmetric ones)", r.simulated,
+                     r.world / r.simulated);
+}
+
 std::string single_run_text(const Run& run, std::size_t top, bool critical_path) {
   std::string out;
   if (!run.params.empty()) out += fmt::format("params: {}\n", params_text(run.params, " "));
@@ -33,8 +40,8 @@ std::string single_run_text(const Run& run, std::size_t top, bool critical_path)
   for (const auto& s : r.streams)
     out += fmt::format("{:>5}  {:<16} {:>16.6f} {:>18} {:>8}\n", s.rank, s.stream,
                        s.end.since_start().microseconds(), s.end.picoseconds(), s.ops);
-  out += fmt::format("total: {:.6f} us ({} ps), world {}\n", r.end.since_start().microseconds(),
-                     r.end.picoseconds(), r.world);
+  out += fmt::format("total: {:.6f} us ({} ps), world {}{}\n", r.end.since_start().microseconds(),
+                     r.end.picoseconds(), r.world, folded_text(r));
   for (const ClockResult& c : r.clocks) {
     if (c.capped == sim::Duration::zero()) continue;  // a GPU that stayed at sm.clock
     out += fmt::format(
@@ -89,8 +96,8 @@ sim::JsonWriter& header_json(sim::JsonWriter& w, const ReportHeader& h) {
 std::string nccl_table(const std::vector<Run>& runs) {
   const RunResult& first = runs.front().result.run;
   std::string out = "#\n";
-  out += fmt::format("# {} ({}), world {}\n", to_string(first.collectives.front().kind),
-                     first.collectives.front().stream, first.world);
+  out += fmt::format("# {} ({}), world {}{}\n", to_string(first.collectives.front().kind),
+                     first.collectives.front().stream, first.world, folded_text(first));
   // nccl-tests' columns, then what NCCL_DEBUG=INFO would say it chose.
   out += fmt::format(
       "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}  {:<10} {:<6} {:>3}\n", "size",
@@ -186,7 +193,8 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
     const RunResult& r = run.result.run;
     w.object().key("params").object();
     for (const auto& [name, value] : run.params) w.key(name).raw(value);
-    w.end().key("world").value(r.world).key("end_ps").value(r.end.picoseconds());
+    w.end().key("world").value(r.world).key("simulated_ranks").value(r.simulated);
+    w.key("end_ps").value(r.end.picoseconds());
     w.key("streams").array();
     for (const StreamResult& s : r.streams)
       w.object()

@@ -50,6 +50,29 @@ constexpr DtypeName kDtypes[] = {
     {"double", "double", 8}, {"fp64", "double", 8},
 };
 
+// Whether `ops` never name a rank: no copy to or from a peer, no wait on another rank's event, no
+// rooted or point-to-point collective, no kernel (an expression reading `rank` is caught apart).
+bool addresses_no_rank(const std::vector<Op>& ops) {
+  return std::ranges::all_of(ops, [](const Op& op) {
+    return std::visit(
+        [](const auto& what) {
+          using T = std::decay_t<decltype(what)>;
+          if constexpr (std::is_same_v<T, MemcpyOp>) return !what.src && !what.dst;
+          if constexpr (std::is_same_v<T, WaitOp>) return !what.event.rank;
+          if constexpr (std::is_same_v<T, CollectiveOp>)
+            return what.kind == CollectiveKind::all_reduce ||
+                   what.kind == CollectiveKind::all_gather ||
+                   what.kind == CollectiveKind::reduce_scatter ||
+                   what.kind == CollectiveKind::all_to_all;
+          if constexpr (std::is_same_v<T, LaunchOp> || std::is_same_v<T, GroupOp>) return false;
+          if constexpr (std::is_same_v<T, ForOp> || std::is_same_v<T, GraphOp>)
+            return addresses_no_rank(what.body);
+          return true;
+        },
+        op.what);
+  });
+}
+
 class Parser {
  public:
   explicit Parser(Schedule& s) : s_(s) {}
@@ -78,6 +101,10 @@ class Parser {
     if (s_.nccl) nccl::add_kernels(s_.kernels);
     top.finish();
     s_.slot_count = max_slots_;
+    s_.same_program = !scope_.read(s_.rank_slot) && s_.kernels.kernels.empty() &&
+                      std::ranges::all_of(s_.streams, [](const StreamDef& d) {
+                        return !d.host && addresses_no_rank(d.ops);
+                      });
     for (const auto& [name, where] : waited_) {
       if (recorded_.count(name)) continue;
       std::vector<std::string> candidates;

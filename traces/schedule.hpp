@@ -230,7 +230,12 @@ struct Schedule {
   std::vector<std::string> event_names;
   int collective_count = 0;  // collective ops in the file (statically; a group counts once)
   bool nccl = false;         // some collective runs NCCL's kernels (added to `kernels`)
-  KernelSet kernels;         // the `kernels:` section (empty when absent)
+  // Every rank runs the same program and names no other rank: no expression reads `rank`, no
+  // stream names its host thread, no op names a peer (a copy's src or dst, a wait's rank, a
+  // root, a send's peer), no kernel runs. Such a schedule on a symmetric fabric may be simulated
+  // folded (traces/simulation.hpp).
+  bool same_program = false;
+  KernelSet kernels;  // the `kernels:` section (empty when absent)
 };
 
 // `given_buffers`: a problem's `buffers:` (traces/problem.hpp), parsed in the schedule's scope

@@ -14,10 +14,35 @@
 #include "sim/engine.hpp"
 #include "sim/fluid.hpp"
 #include "topologies/fabric.hpp"
+#include "traces/collective.hpp"
 #include "traces/fabric_catalog.hpp"
 #include "traces/fabric_interconnect.hpp"
 
 namespace mgsim::traces {
+
+namespace {
+
+// The smallest node translation that is a symmetry of the fabric and of the ideal ring's rings
+// over all of its GPUs (Machine::symmetry).
+std::optional<topologies::Translation> find_symmetry(const topologies::Topology& topology) {
+  sim::Engine engine;
+  sim::FluidNetwork net(engine);
+  const topologies::Fabric fabric(topology, net);
+  const int nodes = topologies::node_count(fabric.routing());
+  std::vector<int> domains(static_cast<std::size_t>(fabric.gpu_count()));
+  for (int g = 0; g < fabric.gpu_count(); ++g)
+    domains[static_cast<std::size_t>(g)] = fabric.nvlink_domain(g);
+  const std::vector<std::vector<int>> rings = rail_rings(domains);
+  for (int shift = 1; shift < nodes; ++shift) {
+    if (nodes % shift != 0) continue;
+    std::optional<topologies::Translation> t =
+        topologies::node_translation(fabric.routing(), shift);
+    if (t && rings_symmetric(rings, t->period)) return t;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 Machine::Machine(topologies::Topology topology, models::HardwareSpec hardware)
     : topology_(std::move(topology)), hardware_(std::move(hardware)) {
@@ -30,6 +55,7 @@ Machine::Machine(topologies::Topology topology, models::HardwareSpec hardware)
                            fmt::format("its GPUs' NVLink links take their rate from the GPU, and "
                                        "hardware {} has no NVLink (nvlink.links = 0)",
                                        hardware_.name));
+  symmetry_ = find_symmetry(topology_);
 }
 
 Machine Machine::load(const std::string& topology,
@@ -96,16 +122,23 @@ Limits parse_limits(const sim::Node& node, Limits base) {
   return base;
 }
 
-Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
-                sim::TraceSink* trace, const Limits& limits, Recording record) {
+namespace {
+
+// One run, folded by `folded` when given (simulate()).
+Result simulate_once(const Schedule& schedule, const Env& params, const Machine& machine,
+                     sim::TraceSink* trace, const Limits& limits, Recording record,
+                     const topologies::Translation* folded) {
   sim::Engine engine;
   if (trace) engine.set_trace(trace);
   guard(engine, limits, schedule.file);
   sim::FluidNetwork net(engine);
   const topologies::Fabric fabric(machine.topology(), net);
-  FabricInterconnect interconnect(fabric);
+  FabricInterconnect whole(fabric);
+  std::optional<FoldedInterconnect> fold;
+  if (folded) fold.emplace(fabric, *folded);
+  Interconnect& interconnect = fold ? static_cast<Interconnect&>(*fold) : whole;
   models::ResourceCatalog catalog;
-  register_fabric(catalog, fabric, machine.topology());
+  register_fabric(catalog, fabric, machine.topology(), folded);
   Result out;
   try {
     out.run = execute(
@@ -116,6 +149,37 @@ Result simulate(const Schedule& schedule, const Env& params, const Machine& mach
   }
   out.roofline = compute_roofline(catalog, net, out.run.end.since_start());
   return out;
+}
+
+// The translation a run of `schedule` may be folded by, or null (simulate()).
+const topologies::Translation* fold_for(const Schedule& schedule, const Env& params,
+                                        const Machine& machine, const sim::TraceSink* trace,
+                                        Recording record) {
+  const auto& symmetry = machine.symmetry();
+  if (!symmetry || !schedule.same_program || trace || record.check || record.critical_path ||
+      record.every_rank)
+    return nullptr;
+  if (schedule.world) {
+    Env env = params;
+    env.resize(static_cast<std::size_t>(schedule.slot_count), 0);
+    if (schedule.world->eval(env) != machine.topology().gpu_count()) return nullptr;
+  }
+  return &*symmetry;
+}
+
+}  // namespace
+
+Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
+                sim::TraceSink* trace, const Limits& limits, Recording record) {
+  if (const topologies::Translation* t = fold_for(schedule, params, machine, trace, record)) {
+    try {
+      Result folded = simulate_once(schedule, params, machine, trace, limits, record, t);
+      if (!folded.deadlocked()) return folded;
+    } catch (const SymmetryBroken&) {
+      // Not symmetric after all: every rank runs below.
+    }
+  }
+  return simulate_once(schedule, params, machine, trace, limits, record, nullptr);
 }
 
 std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& defines,

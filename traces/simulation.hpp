@@ -24,6 +24,7 @@
 #include "models/hardware_loader.hpp"
 #include "models/hardware_spec.hpp"
 #include "sim/trace.hpp"
+#include "topologies/symmetry.hpp"
 #include "topologies/topology.hpp"
 #include "traces/executor.hpp"
 #include "traces/roofline.hpp"
@@ -48,10 +49,15 @@ class Machine {
 
   const topologies::Topology& topology() const { return topology_; }
   const models::HardwareSpec& hardware() const { return hardware_; }
+  // The smallest node translation that is a symmetry of the fabric and turns the ideal ring's
+  // rings onto themselves (topologies/symmetry.hpp, rings_symmetric), if any: what a folded run
+  // uses.
+  const std::optional<topologies::Translation>& symmetry() const { return symmetry_; }
 
  private:
   topologies::Topology topology_;
   models::HardwareSpec hardware_;
+  std::optional<topologies::Translation> symmetry_;
 };
 
 // Bounds on one run. Passing one is a sim::LimitError that says which and how to raise it (exit 5
@@ -79,6 +85,7 @@ Limits parse_limits(const sim::Node& node, Limits base);
 struct Recording {
   bool check = false;          // the data check (traces/data_check.hpp): run.check
   bool critical_path = false;  // run.critical_path (traces/critical_path.hpp)
+  bool every_rank = false;     // simulate every rank, never symmetric ranks once (simulate())
 };
 
 struct Result {
@@ -90,6 +97,15 @@ struct Result {
 // Runs `schedule` with `params` (param_values()) on `machine` within `limits`. `trace`, if set,
 // receives the run's slices and counters; `record` says what else the run records (Recording).
 // Throws what execute() throws.
+//
+// Symmetric ranks are simulated once (issue 12): when the schedule runs one program on every rank
+// (Schedule::same_program) over the whole fabric, the machine has a symmetry (Machine::symmetry),
+// and nothing is traced, checked or followed back (trace, record), the run is folded: only the
+// ranks of the translation's first nodes are simulated, each standing for its translates, over
+// the fabric's stand-in links (traces/fabric_interconnect.hpp). Its results are the whole run's,
+// to the picosecond (tests/traces/fold_test.cpp); RunResult::simulated says how many ranks ran
+// and `events` counts theirs. Where the symmetry does not hold after all (SymmetryBroken: an
+// equal-cost route, unequal segments) or the run deadlocks, every rank is run instead.
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
                 sim::TraceSink* trace = nullptr, const Limits& limits = {}, Recording record = {});
 

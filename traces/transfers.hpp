@@ -31,6 +31,7 @@
 #include <deque>
 #include <functional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,18 @@ class Interconnect {
     (void)gpu;
     return 0;
   }
+  // The GPUs a run simulates: 0 .. simulated_gpus() - 1, GPU g standing for every GPU
+  // g + k * simulated_gpus() (a folded run: traces/fabric_interconnect.hpp); all by default.
+  virtual int simulated_gpus() const { return gpu_count(); }
+  int stand_in(int gpu) const { return gpu % simulated_gpus(); }
+};
+
+// A folded run met something that breaks the symmetry it relies on (a route with an equal-cost
+// choice, segments of unequal sizes, ...): its caller runs every rank instead
+// (traces/simulation.cpp). `what()` says what, for tests.
+class SymmetryBroken : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Transfers {
@@ -81,6 +94,9 @@ class Transfers {
   // last byte has landed. REQUIRES: bytes > 0, src != dst.
   void sm_copy(int src, int dst, sim::Bytes bytes, std::uint64_t hint, std::function<void()> done);
 
+  // Interconnect::simulated_gpus(): the ranks a folded run simulates.
+  int simulated_ranks() const { return fabric_.simulated_gpus(); }
+
  private:
   struct Request {
     int src, dst;
@@ -97,7 +113,10 @@ class Transfers {
 
   void start(int owner, int engine_index, Request req);
   void release(int owner, int engine_index);
-  models::Gpu& gpu(int rank) const { return gpus_[static_cast<std::size_t>(rank)]; }
+  // The GPU that stands for `rank` (itself unless the run is folded).
+  models::Gpu& gpu(int rank) const {
+    return gpus_[static_cast<std::size_t>(fabric_.stand_in(rank))];
+  }
   // Appends [route..., src's peer.out, dst's peer.in] to path_: the copy engines' NVLink ports,
   // which SM-driven copies cross too (their own rate is a cap on the flow).
   void append_peer_path(const PeerRoute& route, int src, int dst);
