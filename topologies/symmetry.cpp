@@ -29,9 +29,14 @@ class Places {
       m.push_back(v);
     }
   }
-  bool uniform() const {
-    return std::ranges::all_of(members_,
-                               [&](const auto& m) { return m.size() == members_.front().size(); });
+  // Whether each node has as many vertices as the node `shift` after it.
+  bool repeats(int shift) const {
+    for (int n = 0; n < nodes_; ++n) {
+      if (members_[static_cast<std::size_t>(n)].size() !=
+          members_[static_cast<std::size_t>((n + shift) % nodes_)].size())
+        return false;
+    }
+    return true;
   }
   // v moved by `nodes` nodes (any sign); shared vertices stay.
   int moved(int v, int nodes) const {
@@ -55,7 +60,7 @@ std::optional<Translation> node_translation(const RoutingGraph& g, int shift) {
   const int nodes = node_count(g);
   if (nodes < 2 || shift >= nodes || nodes % shift != 0) return std::nullopt;
   const Places places(g, nodes);
-  if (!places.uniform()) return std::nullopt;
+  if (!places.repeats(shift)) return std::nullopt;
   for (int v = 0; v < g.vertex_count(); ++v) {
     const int w = places.moved(v, shift);
     if (g.is_gpu(v) != g.is_gpu(w) || g.vertex_latency(v) != g.vertex_latency(w))

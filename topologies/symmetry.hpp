@@ -5,7 +5,8 @@
 // VertexInfo::in_node) to the vertex at the same place among node n + shift's vertices (mod the
 // node count N; places in file order), and leaves every shared vertex (a network switch, given no
 // node) where it is. It is a symmetry of the fabric when:
-//   - every node has as many routing vertices, and N is a multiple of `shift`;
+//   - N is a multiple of `shift`, and every node has as many routing vertices as the node
+//     `shift` after it;
 //   - each vertex moves onto one with the same GPU-ness and crossing latency;
 //   - each arc moves onto an arc with the same bandwidth, lanes and latency (so cheapest paths,
 //     and a pair's only cheapest path, move with it);

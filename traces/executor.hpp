@@ -117,6 +117,9 @@ struct RunResult {
   // run, traces/simulation.hpp), each standing for world / simulated ranks; every rank's
   // results are given either way.
   int simulated = 0;
+  // Why a run that could have been folded simulated every rank after all (SymmetryBroken's
+  // message: "a ring's 134217728 bytes make segments of unequal sizes over 576 ranks"), else "".
+  std::string unfolded;
   std::vector<StreamResult> streams;  // finished streams, by rank then stream order in the file
   std::vector<KernelResult> kernels;  // finished launches, in the order they finished
   std::vector<CollectiveResult> collectives;  // in order of first arrival

@@ -24,8 +24,10 @@ std::string params_text(const Overrides& params, std::string_view sep) {
   return fmt::format("{}", fmt::join(p, sep));
 }
 
-// ", N ranks simulated, ..." when symmetric ranks were simulated once (traces/simulation.hpp).
+// " (N ranks simulated, ...)" when symmetric ranks were simulated once, " (every rank simulated:
+// why)" when they could not be after all (traces/simulation.hpp).
 std::string folded_text(const RunResult& r) {
+  if (!r.unfolded.empty()) return fmt::format(" (every rank simulated: {})", r.unfolded);
   if (r.simulated >= r.world) return "";
   return fmt::format(" ({} ranks simulated, each standing for {} symmetric ones)", r.simulated,
                      r.world / r.simulated);
@@ -194,6 +196,7 @@ std::string runs_json(const ReportHeader& h, const std::vector<Run>& runs) {
     w.object().key("params").object();
     for (const auto& [name, value] : run.params) w.key(name).raw(value);
     w.end().key("world").value(r.world).key("simulated_ranks").value(r.simulated);
+    if (!r.unfolded.empty()) w.key("unfolded").value(r.unfolded);
     w.key("end_ps").value(r.end.picoseconds());
     w.key("streams").array();
     for (const StreamResult& s : r.streams)

@@ -171,15 +171,19 @@ const topologies::Translation* fold_for(const Schedule& schedule, const Env& par
 
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
                 sim::TraceSink* trace, const Limits& limits, Recording record) {
+  std::string unfolded;
   if (const topologies::Translation* t = fold_for(schedule, params, machine, trace, record)) {
     try {
       Result folded = simulate_once(schedule, params, machine, trace, limits, record, t);
       if (!folded.deadlocked()) return folded;
-    } catch (const SymmetryBroken&) {
-      // Not symmetric after all: every rank runs below.
+      unfolded = "the folded run deadlocked";  // the whole run's report names every rank
+    } catch (const SymmetryBroken& e) {
+      unfolded = e.what();
     }
   }
-  return simulate_once(schedule, params, machine, trace, limits, record, nullptr);
+  Result whole = simulate_once(schedule, params, machine, trace, limits, record, nullptr);
+  whole.run.unfolded = std::move(unfolded);
+  return whole;
 }
 
 std::vector<Overrides> sweep_points(const Schedule& schedule, const Overrides& defines,

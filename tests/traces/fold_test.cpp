@@ -165,6 +165,10 @@ TEST_CASE("a machine folds by the smallest translation that keeps the rail rings
   CHECK(ib.symmetry()->shift == 2);
   CHECK(ib.symmetry()->period == 16);
   CHECK_FALSE(Machine::load("hgx-h200-8", {}, "h200").symmetry());
+  // NVL72: every tray on one switch group, so a tray moves onto the next.
+  const Machine nvl72 = Machine::load("gb200-nvl72", {}, "");
+  REQUIRE(nvl72.symmetry());
+  CHECK(nvl72.symmetry()->period == 4);
   CHECK_FALSE(Machine::load("hgx-h200-ib", {{"nodes", 3}}, "h200").symmetry());  // odd wraps
 }
 
@@ -183,7 +187,23 @@ TEST_CASE("a folded run predicts the whole run to the picosecond") {
   const Overrides d = {{"ITERS", "1"}, {"SIZE", "48MiB"}};  // equal segments over 48 ranks
   const Result folded = run(kMixed, six, d);
   CHECK(folded.run.simulated == 16);
+  CHECK(folded.run.unfolded.empty());
   require_same(folded, run(kMixed, six, d, true));
+
+  const Machine nvl72 = Machine::load("gb200-nvl72", {}, "");
+  const Overrides f = {{"ITERS", "1"}, {"SIZE", "72MiB"}};
+  const Result trays = run(kMixed, nvl72, f);
+  CHECK(trays.run.simulated == 4);
+  require_same(trays, run(kMixed, nvl72, f, true));
+
+  // Two NVL72 racks under a second switch tier: one ring over 144 GPUs, the racks repeat.
+  const Machine racks = Machine::load("nvl576", {{"racks", 2}}, "");
+  REQUIRE(racks.symmetry());
+  CHECK(racks.symmetry()->period == 72);
+  const Overrides e = {{"ITERS", "1"}, {"SIZE", "36MiB"}};
+  const Result two = run(kMixed, racks, e);
+  CHECK(two.run.simulated == 72);
+  require_same(two, run(kMixed, racks, e, true));
 }
 
 TEST_CASE("where the symmetry does not hold every rank runs") {
@@ -193,6 +213,7 @@ TEST_CASE("where the symmetry does not hold every rank runs") {
     const Overrides d = {{"SIZE", "67108896"}, {"ITERS", "1"}};
     const Result r = run(kMixed, machine, d);
     CHECK(r.run.simulated == 32);
+    CHECK(r.run.unfolded == "a ring's 8388612 bytes make segments of unequal sizes over 32 ranks");
     require_same(r, run(kMixed, machine, d, true));
   }
   SECTION("routes with an equal-cost choice") {
@@ -204,6 +225,7 @@ TEST_CASE("where the symmetry does not hold every rank runs") {
 )";
     const Result r = run(text, machine);
     CHECK(r.run.simulated == 32);
+    CHECK(r.run.unfolded == "GPU 1 to 8 has equal-cost routes");
     require_same(r, run(text, machine, {}, true));
   }
   SECTION("a schedule that names ranks") {
@@ -213,7 +235,9 @@ TEST_CASE("where the symmetry does not hold every rank runs") {
       - {if: rank == 0, delay: 5us}
       - collective: {op: all_reduce, bytes: 32MiB, algorithm: ideal_ring}
 )";
-    CHECK(run(text, machine).run.simulated == 32);
+    const Result r = run(text, machine);
+    CHECK(r.run.simulated == 32);
+    CHECK(r.run.unfolded.empty());  // never tried
   }
 }
 
