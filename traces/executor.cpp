@@ -139,7 +139,7 @@ class Executor {
     const bool folded = fabric.simulated_gpus() < fabric.gpu_count();
     ranks_ = folded ? fabric.simulated_gpus() : world_;
     MGSIM_CHECK(!folded || (world_ == fabric.gpu_count() && !options.check &&
-                            !options.critical_path && s.kernels.kernels.empty()),
+                            !options.critical_path && s.same_program),
                 "a folded run of {} ranks in a world of {}", ranks_, world_);
     if (options.check) check_ = std::make_unique<DataCheck>(s.kernels, base, s.rank_slot, world_);
     if (options.critical_path) path_.emplace();
@@ -150,7 +150,7 @@ class Executor {
     if (!s.kernels.kernels.empty()) {
       // Kernels give every GPU they run on a tensor pipe per SM, and a memory pipe per SM that
       // loads or stores: room for them at once, not growing the network GPU by GPU.
-      net.reserve_resources(static_cast<std::size_t>(world_) * 2 *
+      net.reserve_resources(static_cast<std::size_t>(ranks_) * 2 *
                             static_cast<std::size_t>(hw.sm.count));
       kernels_ = std::make_unique<KernelRunner>(s.kernels, engine, net, fabric, gpus_, budget_,
                                                 check_.get());
@@ -273,8 +273,10 @@ class Executor {
       }
     };
     copy(out.streams);
+    copy(out.kernels);
     copy(out.recorded);
     copy(out.clocks);
+    std::ranges::stable_sort(out.kernels, {}, &KernelResult::end);
     std::ranges::stable_sort(out.recorded, {}, &EventResult::at);
   }
 

@@ -93,7 +93,27 @@ class KernelParser {
     }
     if (k.roles.empty()) roles->fail("a kernel needs at least one role");
     k.slot_count = max_slots_;
+    const int rank = host_.find("rank");
+    k.local = (rank < 0 || !scope_.read(rank)) &&
+              std::ranges::all_of(k.roles, [](const RoleDef& r) { return names_no_rank(r.ops); });
     return k;
+  }
+
+  // Whether `ops` touch only this rank: no peer, no other rank's flag, no multimem.
+  static bool names_no_rank(const std::vector<KernelOp>& ops) {
+    return std::ranges::all_of(ops, [](const KernelOp& op) {
+      return std::visit(
+          [](const auto& what) {
+            using T = std::decay_t<decltype(what)>;
+            if constexpr (std::is_base_of_v<TransferOp, T>)
+              return !what.peer && what.via != Via::multimem;
+            if constexpr (std::is_same_v<T, MainloopOp>) return !what.peer;
+            if constexpr (std::is_base_of_v<FlagRef, T>) return !what.rank;
+            if constexpr (std::is_same_v<T, KernelForOp>) return names_no_rank(what.body);
+            return true;
+          },
+          op.what);
+    });
   }
 
   std::vector<KernelOp> parse_ops(const sim::Node& node) {

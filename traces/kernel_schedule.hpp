@@ -261,6 +261,9 @@ struct KernelDef {
   int cta_slot = 0;
   int num_sms_slot = 0;
   int slot_count = 0;  // Env size for this kernel's roles (deepest loop nest included)
+  // It touches only its own GPU: no expression reads `rank`, no op names a peer or another rank's
+  // flag or goes through multimem (a folded run may run it: traces/simulation.hpp).
+  bool local = false;
 };
 
 struct KernelSet {

@@ -51,7 +51,8 @@ constexpr DtypeName kDtypes[] = {
 };
 
 // Whether `ops` never name a rank: no copy to or from a peer, no wait on another rank's event, no
-// rooted or point-to-point collective, no kernel (an expression reading `rank` is caught apart).
+// rooted or point-to-point collective (an expression reading `rank`, and a kernel that is not
+// local, are caught apart).
 bool addresses_no_rank(const std::vector<Op>& ops) {
   return std::ranges::all_of(ops, [](const Op& op) {
     return std::visit(
@@ -64,7 +65,7 @@ bool addresses_no_rank(const std::vector<Op>& ops) {
                    what.kind == CollectiveKind::all_gather ||
                    what.kind == CollectiveKind::reduce_scatter ||
                    what.kind == CollectiveKind::all_to_all;
-          if constexpr (std::is_same_v<T, LaunchOp> || std::is_same_v<T, GroupOp>) return false;
+          if constexpr (std::is_same_v<T, GroupOp>) return false;
           if constexpr (std::is_same_v<T, ForOp> || std::is_same_v<T, GraphOp>)
             return addresses_no_rank(what.body);
           return true;
@@ -101,10 +102,11 @@ class Parser {
     if (s_.nccl) nccl::add_kernels(s_.kernels);
     top.finish();
     s_.slot_count = max_slots_;
-    s_.same_program = !scope_.read(s_.rank_slot) && s_.kernels.kernels.empty() &&
-                      std::ranges::all_of(s_.streams, [](const StreamDef& d) {
-                        return !d.host && addresses_no_rank(d.ops);
-                      });
+    s_.same_program =
+        !scope_.read(s_.rank_slot) &&
+        std::ranges::all_of(s_.kernels.kernels, [](const KernelDef& k) { return k.local; }) &&
+        std::ranges::all_of(s_.streams,
+                            [](const StreamDef& d) { return !d.host && addresses_no_rank(d.ops); });
     for (const auto& [name, where] : waited_) {
       if (recorded_.count(name)) continue;
       std::vector<std::string> candidates;

@@ -232,8 +232,8 @@ struct Schedule {
   bool nccl = false;         // some collective runs NCCL's kernels (added to `kernels`)
   // Every rank runs the same program and names no other rank: no expression reads `rank`, no
   // stream names its host thread, no op names a peer (a copy's src or dst, a wait's rank, a
-  // root, a send's peer), no kernel runs. Such a schedule on a symmetric fabric may be simulated
-  // folded (traces/simulation.hpp).
+  // root, a send's peer), every kernel is local (KernelDef::local; NCCL's are not). Such a
+  // schedule on a symmetric fabric may be simulated folded (traces/simulation.hpp).
   bool same_program = false;
   KernelSet kernels;  // the `kernels:` section (empty when absent)
 };

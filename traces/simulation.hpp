@@ -99,7 +99,7 @@ struct Result {
 // Throws what execute() throws.
 //
 // Symmetric ranks are simulated once (issue 12): when the schedule runs one program on every rank
-// (Schedule::same_program) over the whole fabric, the machine has a symmetry (Machine::symmetry),
+// (Schedule::same_program: local kernels only) over the whole fabric, the machine has a symmetry (Machine::symmetry),
 // and nothing is traced, checked or followed back (trace, record), the run is folded: only the
 // ranks of the translation's first nodes are simulated, each standing for its translates, over
 // the fabric's stand-in links (traces/fabric_interconnect.hpp). Its results are the whole run's,

@@ -206,6 +206,23 @@ TEST_CASE("a folded run predicts the whole run to the picosecond") {
   require_same(two, run(kMixed, racks, e, true));
 }
 
+TEST_CASE("a folded run runs local kernels beside the collectives") {
+  // A persistent GEMM on every SM, then a reduce-scatter of its output (ideal ring).
+  const Schedule s = load_schedule_file(std::string(MGSIM_EXAMPLES_DIR) + "/sweeps/gemm_rs.yaml");
+  REQUIRE(s.same_program);
+  const Env params = param_values(s, {{"K", "1024"}});
+  const Machine ib = Machine::load("hgx-h200-ib", {{"nodes", 4}}, "h200");
+  const Result folded = simulate(s, params, ib);
+  CHECK(folded.run.simulated == 16);
+  const Result whole = simulate(s, params, ib, nullptr, {}, {.every_rank = true});
+  require_same(folded, whole);
+  REQUIRE(folded.run.kernels.size() == whole.run.kernels.size());
+  for (std::size_t i = 0; i < whole.run.kernels.size(); ++i) {
+    CHECK(folded.run.kernels[i].begin == whole.run.kernels[i].begin);
+    CHECK(folded.run.kernels[i].end == whole.run.kernels[i].end);
+  }
+}
+
 TEST_CASE("where the symmetry does not hold every rank runs") {
   const Machine machine = Machine::load("hgx-h200-ib", {{"nodes", 4}}, "h200");
   SECTION("segments of unequal sizes") {
@@ -259,4 +276,18 @@ TEST_CASE("a schedule runs one program on every rank only when nothing names a r
       load_schedule(sim::Node::load_string(
                         "streams:\n  - {name: s, host: 0, ops: [{delay: 1us}]}\n", "s.yaml"))
           .same_program);
+  // Kernels: local ones only.
+  const auto kernel = [](const std::string& op) {
+    return load_schedule(sim::Node::load_string("kernels:\n  k:\n    grid: 4\n    roles:\n"
+                                                "      - {name: r, ops: [" +
+                                                    op +
+                                                    "]}\n"
+                                                    "streams:\n  - {name: s, ops: [launch: k]}\n",
+                                                "k.yaml"))
+        .same_program;
+  };
+  CHECK(kernel("{load: {bytes: 1MiB}}"));
+  CHECK_FALSE(kernel("{load: {bytes: 1MiB, peer: 1}}"));
+  CHECK_FALSE(kernel("{load: {bytes: rank * 1MiB + 1MiB}}"));
+  CHECK_FALSE(kernel("{signal: {flag: f, rank: 0, value: 1}}"));
 }
