@@ -99,8 +99,9 @@ struct Result {
 // Throws what execute() throws.
 //
 // Symmetric ranks are simulated once (issue 12): when the schedule runs one program on every rank
-// (Schedule::same_program: local kernels only) over the whole fabric, the machine has a symmetry (Machine::symmetry),
-// and nothing is traced, checked or followed back (trace, record), the run is folded: only the
+// (Schedule::same_program: local kernels only) over the whole fabric, the machine has a symmetry
+// (Machine::symmetry), and nothing is traced, checked or followed back (trace, record), and the
+// caller did not ask for every rank (Recording::every_rank), the run is folded: only the
 // ranks of the translation's first nodes are simulated, each standing for its translates, over
 // the fabric's stand-in links (traces/fabric_interconnect.hpp). Its results are the whole run's,
 // to the picosecond (tests/traces/fold_test.cpp); RunResult::simulated says how many ranks ran
