@@ -104,9 +104,11 @@ struct Result {
 // caller did not ask for every rank (Recording::every_rank), the run is folded: only the
 // ranks of the translation's first nodes are simulated, each standing for its translates, over
 // the fabric's stand-in links (traces/fabric_interconnect.hpp). Its results are the whole run's,
-// to the picosecond (tests/traces/fold_test.cpp); RunResult::simulated says how many ranks ran
-// and `events` counts theirs. Where the symmetry does not hold after all (SymmetryBroken: an
-// equal-cost route, unequal segments) or the run deadlocks, every rank is run instead.
+// to the picosecond (tests/traces/fold_test.cpp); RunResult::simulated says how many ranks ran,
+// `events` counts theirs, and the roofline lists their units only (every translate's are the
+// same: the bound and the bottleneck's time are the whole run's). Where the symmetry does not
+// hold after all (SymmetryBroken: an equal-cost route, unequal segments) or the run deadlocks,
+// every rank is run instead, and RunResult::unfolded says why.
 Result simulate(const Schedule& schedule, const Env& params, const Machine& machine,
                 sim::TraceSink* trace = nullptr, const Limits& limits = {}, Recording record = {});
 
