@@ -40,19 +40,16 @@ std::vector<std::vector<int>> rail_rings(std::span<const int> domain) {
   return rings;
 }
 
-bool rings_symmetric(const std::vector<std::vector<int>>& rings, int period) {
-  for (const std::vector<int>& order : rings) {
-    const auto n = static_cast<int>(order.size());
-    std::vector<int> pos(order.size());
-    for (int p = 0; p < n; ++p)
-      pos[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
-    // The turn that takes position 0's rank to its translate, then every position by it.
-    const int turn = pos[static_cast<std::size_t>((order.front() + period) % n)];
-    for (int p = 0; p < n; ++p) {
-      if (order[static_cast<std::size_t>((p + turn) % n)] !=
-          (order[static_cast<std::size_t>(p)] + period) % n)
-        return false;
-    }
+bool ring_turns(std::span<const int> order, int period) {
+  const auto n = static_cast<int>(order.size());
+  std::vector<int> pos(order.size());
+  for (int p = 0; p < n; ++p) pos[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
+  // The turn that takes position 0's rank to its translate, then every position by it.
+  const int turn = pos[static_cast<std::size_t>((order.front() + period) % n)];
+  for (int p = 0; p < n; ++p) {
+    if (order[static_cast<std::size_t>((p + turn) % n)] !=
+        (order[static_cast<std::size_t>(p)] + period) % n)
+      return false;
   }
   return true;
 }
@@ -126,19 +123,13 @@ CollectiveRun::CollectiveRun(sim::Engine& engine, Transfers& transfers,
 
 void CollectiveRun::check_symmetric() const {
   MGSIM_CHECK(n_ % period_ == 0, "{} ranks folded by {}", n_, period_);
-  if (kind_ != CollectiveKind::all_to_all) {
-    std::vector<std::vector<int>> orders;
-    for (const Ring& ring : rings_) orders.push_back(ring.order);
-    if (!rings_symmetric(orders, period_))
+  for (const Ring& ring : rings_) {
+    if (kind_ != CollectiveKind::all_to_all && !ring_turns(ring.order, period_))
       throw SymmetryBroken(
           fmt::format("the rings do not turn onto themselves by {} ranks", period_));
-  }
-  for (const Ring& ring : rings_) {
     if (ring.bytes % n_ != 0)
-      throw SymmetryBroken(
-          fmt::format("a ring's {} bytes make segments of unequal sizes over {} "
-                      "ranks",
-                      ring.bytes, n_));
+      throw SymmetryBroken(fmt::format(
+          "a ring's {} bytes make segments of unequal sizes over {} ranks", ring.bytes, n_));
   }
 }
 

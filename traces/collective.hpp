@@ -66,10 +66,10 @@ enum class CollectiveTransport : std::uint8_t { sm_copies, copy_engines };
 // odd number of domains the last one wraps to the first across rails.
 std::vector<std::vector<int>> rail_rings(std::span<const int> domain);
 
-// Whether moving every rank by `period` (r -> (r + period) mod n) moves each ring onto itself,
-// turned: what a folded run needs of its rings (the rank standing for another sends where the
-// other sends, at the same step). REQUIRES: every ring is a permutation of 0 .. n - 1.
-bool rings_symmetric(const std::vector<std::vector<int>>& rings, int period);
+// Whether moving every rank by `period` (r -> (r + period) mod n) moves the ring `order` onto
+// itself, turned: what a folded run needs of its rings (the rank standing for another sends where
+// the other sends, at the same step). REQUIRES: `order` is a permutation of 0 .. n - 1.
+bool ring_turns(std::span<const int> order, int period);
 
 class CollectiveRun {
  public:
@@ -79,7 +79,7 @@ class CollectiveRun {
   // A folded run (transfers.simulated_ranks() < ranks) runs ranks 0 .. period - 1 only, each
   // standing for its translates (r + k * period): what a rank waits for from another it takes
   // from that rank's stand-in. SymmetryBroken when the rings are not symmetric
-  // (rings_symmetric) or the segments differ in size (every send of a translate must be as
+  // (ring_turns) or the segments differ in size (every send of a translate must be as
   // large).
   CollectiveRun(sim::Engine& engine, Transfers& transfers, CollectiveTransport transport,
                 CollectiveKind kind, int ranks, std::int64_t bytes, std::int64_t chunk,

@@ -37,7 +37,8 @@ std::optional<topologies::Translation> find_symmetry(const topologies::Topology&
     if (nodes % shift != 0) continue;
     std::optional<topologies::Translation> t =
         topologies::node_translation(fabric.routing(), shift);
-    if (t && rings_symmetric(rings, t->period)) return t;
+    if (t && std::ranges::all_of(rings, [&](const auto& r) { return ring_turns(r, t->period); }))
+      return t;
   }
   return std::nullopt;
 }

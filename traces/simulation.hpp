@@ -50,7 +50,7 @@ class Machine {
   const topologies::Topology& topology() const { return topology_; }
   const models::HardwareSpec& hardware() const { return hardware_; }
   // The smallest node translation that is a symmetry of the fabric and turns the ideal ring's
-  // rings onto themselves (topologies/symmetry.hpp, rings_symmetric), if any: what a folded run
+  // rings onto themselves (topologies/symmetry.hpp, ring_turns), if any: what a folded run
   // uses.
   const std::optional<topologies::Translation>& symmetry() const { return symmetry_; }
 
