@@ -29,9 +29,8 @@ DATA = ROOT / "validate/data/h200-single"
 CASE = ROOT / "validate/cases/gemm.yaml"
 LOCK = "power:\n  clock: CLOCK\n"
 LAUNCH = "      - record: start\n      - launch: gemm\n      - record: stop\n"
-# The case's bf16 kernel -> its fp8 form: the dtype, 128-byte k tiles, 1-byte operands from HBM.
-FP8 = [("dtype: bf16", "dtype: fp8"), ("k_tile: 64", "k_tile: 128"),
-       ("(GM + GN) * GK * 2", "(GM + GN) * GK * 1")]
+# The case's fp8 form (its FP8 parameter: the dtype, 128-byte k tiles, 1-byte operands from HBM).
+FP8 = ("\n  FP8: 0\n", "\n  FP8: 1\n")
 
 
 def schedule_text(dtype, start):
@@ -43,10 +42,9 @@ def schedule_text(dtype, start):
     text = text.replace("\nparams:\n", "\nparams:\n  REPS: 1\n")
     text = text[:-len(LAUNCH)] + "      - for: {var: i, from: 0, to: REPS, ops: [launch: gemm]}\n"
     if dtype == "fp8":
-        for old, new in FP8:
-            if text.count(old) != 1:
-                raise SystemExit(f"{CASE}: expected '{old}' once")
-            text = text.replace(old, new)
+        if text.count(FP8[0]) != 1:
+            raise SystemExit(f"{CASE}: expected the parameter '{FP8[0].strip()}' once")
+        text = text.replace(*FP8)
     return text
 
 

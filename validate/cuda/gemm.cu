@@ -7,6 +7,12 @@
 // that way on purpose: that is how they run inside real kernels' loops. Shapes run back to back,
 // so large ones reach the board's power cap; the SM clock and power read right after each case
 // are recorded with it.
+//
+// --probe: the same shapes and timing into gemm_cu_probe.csv, with the SM clock the GEMM ran at:
+// beside every call a one-thread kernel on a second stream, started with it, spins for 80 % of the
+// call's time and divides its clock64() cycles by its %globaltimer nanoseconds (NVML's reading
+// after the call is the idle GPU's, not the running one's: validate/torch/gemm_clock.py).
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -41,6 +47,62 @@ std::vector<std::tuple<int, int, int>> shapes() {
   return {s.begin(), s.end()};
 }
 
+__global__ void clock_probe(unsigned long long ns, long long* out) {
+  unsigned long long t0, t;
+  const long long c0 = clock64();
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+  out[0] = clock64() - c0;
+  out[1] = (long long)(t - t0);
+}
+
+// The probe beside each call of `enqueue` on `s`: a second stream waits for an event recorded just
+// before the call and runs clock_probe there. clocks() gives the MHz each call after the first
+// `skip` ran at.
+class ClockProbe {
+ public:
+  static constexpr int kMax = 64;
+  ClockProbe() {
+    CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&go_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaMalloc(&out_, 2 * kMax * sizeof(long long)));
+  }
+  ~ClockProbe() {
+    cudaFree(out_);
+    cudaEventDestroy(go_);
+    cudaStreamDestroy(side_);
+  }
+  void reset(double us) {
+    ns_ = static_cast<unsigned long long>(us * 1e3 * 0.8);
+    calls_ = 0;
+  }
+  void beside(cudaStream_t s) {
+    if (calls_ >= kMax) return;
+    CUDA_CHECK(cudaEventRecord(go_, s));
+    CUDA_CHECK(cudaStreamWaitEvent(side_, go_, 0));
+    clock_probe<<<1, 1, 0, side_>>>(ns_, out_ + 2 * calls_++);
+    LAUNCH_CHECK();
+  }
+  std::vector<double> clocks(int skip) {
+    CUDA_CHECK(cudaStreamSynchronize(side_));
+    std::vector<long long> h(2 * kMax);
+    CUDA_CHECK(cudaMemcpy(h.data(), out_, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    std::vector<double> mhz;
+    for (int i = skip; i < calls_; ++i)
+      mhz.push_back(double(h[2 * i]) / double(h[2 * i + 1]) * 1e3);
+    return mhz;
+  }
+
+ private:
+  cudaStream_t side_{};
+  cudaEvent_t go_{};
+  long long* out_ = nullptr;
+  unsigned long long ns_ = 0;
+  int calls_ = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,16 +111,24 @@ int main(int argc, char** argv) {
   CUBLAS_CHECK(cublasCreate(&h));
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  Csv csv(argc, argv, "gemm.csv",
-          "cuBLAS bf16 GEMM on GPU 0: C[MxN] = A[MxK] * B[NxK]^T, bf16 in/out, fp32 accumulate, "
-          "random inputs",
-          {kDev},
-          {{"cublas_version", cublas_version_string(h)},
-           {"layout", "row-major A[MxK], B[NxK], C[MxN] (cuBLAS TN)"},
-           {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, default workspace"}},
-          "m,n,k,dtype,flop," + stat_cols("time_us") +
-              ",tflops_median,tflops_best,reps,sm_clock_mhz_end,power_w_end,ok");
+  bool probe = false;
+  for (int i = 1; i < argc; ++i) probe |= std::string(argv[i]) == "--probe";
+  Csv csv(
+      argc, argv, probe ? "gemm_cu_probe.csv" : "gemm.csv",
+      std::string("cuBLAS bf16 GEMM on GPU 0: C[MxN] = A[MxK] * B[NxK]^T, bf16 in/out, fp32 "
+                  "accumulate, random inputs") +
+          (probe ? "; the SM clock each call ran at by a probe kernel beside it (--probe)" : ""),
+      {kDev},
+      {{"cublas_version", cublas_version_string(h)},
+       {"layout", "row-major A[MxK], B[NxK], C[MxN] (cuBLAS TN)"},
+       {"api", "cublasGemmEx CUBLAS_COMPUTE_32F CUBLAS_GEMM_DEFAULT, default workspace"}},
+      "m,n,k,dtype,flop," + stat_cols("time_us") +
+          ",tflops_median,tflops_best,reps,sm_clock_mhz_end,power_w_end" +
+          (probe ? ",sm_clock_probe_mhz_median,sm_clock_probe_mhz_min,sm_clock_probe_mhz_max"
+                 : "") +
+          ",ok");
   Nvml nvml;
+  ClockProbe clock_probe;
 
   auto list = shapes();
   const GemmBuffers g = alloc_gemm_buffers(kDev, list);
@@ -76,14 +146,32 @@ int main(int argc, char** argv) {
     o.min_reps = 7;
     o.max_reps = 50;
     o.budget_ms = 250;
-    Stats st = time_stream(
-        kDev, s, [&] { gemm_bf16(h, s, m, n, k, A, B, C, n); }, o);
+    auto call = [&] { gemm_bf16(h, s, m, n, k, A, B, C, n); };
+    if (probe) {  // the probe's length: 80 % of one warm call's time
+      RepeatOpts once{3, 1, 1, 0};
+      clock_probe.reset(time_stream(kDev, s, call, once).median);
+    }
+    Stats st = time_stream_after(
+        kDev, s,
+        [&] {
+          if (probe) clock_probe.beside(s);
+        },
+        call, o);
     CUDA_CHECK(cudaStreamSynchronize(s));
     const long clock = nvml.clock_mhz(kDev, 1, false),
                power = nvml.power_w(kDev);  // read while still hot
+    std::string probed;
+    if (probe) {
+      std::vector<double> mhz = clock_probe.clocks(o.warmup);
+      std::sort(mhz.begin(), mhz.end());
+      char buf[64] = ",,,";
+      if (!mhz.empty())
+        snprintf(buf, sizeof buf, ",%.0f,%.0f,%.0f", mhz[mhz.size() / 2], mhz.front(), mhz.back());
+      probed = buf;
+    }
     int ok = check_gemm(kDev, C, m, n, n, 0, 0, ref);
-    csv.row("%d,%d,%d,bf16,%.0f,%s,%.1f,%.1f,%d,%ld,%ld,%d", m, n, k, flop, stat_vals(st).c_str(),
-            flop / st.median * 1e-6, flop / st.min * 1e-6, st.n, clock, power, ok);
+    csv.row("%d,%d,%d,bf16,%.0f,%s,%.1f,%.1f,%d,%ld,%ld%s,%d", m, n, k, flop, stat_vals(st).c_str(),
+            flop / st.median * 1e-6, flop / st.min * 1e-6, st.n, clock, power, probed.c_str(), ok);
   }
   free_gemm_buffers(g);
   CUBLAS_CHECK(cublasDestroy(h));

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The clock cuBLAS GEMMs run at, and what it says about their rate (issue 15).
+
+Reads validate/data/h200-single/gemm_probe*.csv (validate/torch/gemm_clock.py --shapes: gemm.csv's
+shapes through torch, each call behind a gate kernel, the SM clock it ran at by a probe kernel
+beside it), gemm_run40.csv (gemm.cu, cublasGemmEx, on the same machine as gemm_probe.csv) and,
+when present, gemm_cu_probe.csv (gemm.cu --probe), and prints:
+  1. NVML's clock after each row against the probe's (median, min, max);
+  2. the spread between the runs, row by row;
+  3. the large GEMMs' rate against the probe clock: flops per SM cycle over the datasheet's
+     (eta), and the rate of the L2 traffic validate/cases/gemm.yaml's tiling makes (each output
+     tile of 128 x 256 reads its A and B panels through L2, no multicast) at l2.bandwidth;
+  4. gemm.cu against torch on the same machine.
+Nothing is fitted.
+
+  scripts/gemm_clocks.py [L2_GBPS]    (default: the h200.calibrated preset's l2.bandwidth)
+"""
+import csv
+import math
+import re
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "validate/data/h200-single"
+SMS, PEAK = 132, {"bf16": 4096, "fp8": 8192}  # flops per SM cycle (datasheet, dense)
+LARGE = 4096 ** 3  # m x n x k from which a GEMM counts as large
+
+
+def read(name):
+    with open(DATA / name) as f:
+        return [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
+
+
+def key(r):
+    return (int(r["m"]), int(r["n"]), int(r["k"]), r.get("dtype", "bf16"))
+
+
+def l2_bandwidth():
+    if len(sys.argv) > 1:
+        return float(sys.argv[1]) * 1e9
+    text = (ROOT / "models/presets/h200.calibrated.yaml").read_text()
+    m = re.search(r"\nl2:\n  bandwidth:\n    value: ([0-9.]+)GB/s", text)
+    return float(m.group(1)) * 1e9
+
+
+def l2_bytes(m, n, k, dtype):
+    """validate/cases/gemm.yaml's tiling: 128 x 256 tiles (128 x 128 when that gives at most half
+    as many tiles as SMs); each tile reads its A (tm x k) and B (tn x k) panels through L2."""
+    tm, tn = min(m, 128), min(n, 256)
+    if math.ceil(m / tm) * math.ceil(n / tn) * 2 <= SMS and m >= 128:
+        tn -= tn // 2
+    tiles = math.ceil(m / tm) * math.ceil(n / tn)
+    return tiles * (tm + tn) * k * (1 if dtype == "fp8" else 2)
+
+
+def main():
+    runs = {"run 40": read("gemm_probe.csv"), "run 39": read("gemm_probe_run39.csv"),
+            "run 40b": read("gemm_probe_run40b.csv")}
+    main_rows = runs["run 40"]
+    l2 = l2_bandwidth()
+
+    print("1. NVML after the row against the probe beside it (gemm_probe.csv, run 40)")
+    nvml = [float(r["sm_clock_mhz_end"]) for r in main_rows]
+    probe = [float(r["sm_clock_probe_mhz_median"]) for r in main_rows]
+    print(f"   NVML: {sum(v == 1980 for v in nvml)} of {len(nvml)} rows read 1980 MHz "
+          f"(range {min(nvml):.0f}-{max(nvml):.0f}); probe medians {min(probe):.0f}-{max(probe):.0f}, "
+          f"probe minimum per row {min(float(r['sm_clock_probe_mhz_min']) for r in main_rows):.0f}-"
+          f"{max(float(r['sm_clock_probe_mhz_min']) for r in main_rows):.0f}, maximum "
+          f"{min(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f}-"
+          f"{max(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f} MHz")
+
+    print("\n2. Spread between runs: time of runs 39 and 40b over run 40's, same shape and dtype")
+    base = {key(r): float(r["time_us_median"]) for r in main_rows}
+    for name in ("run 39", "run 40b"):
+        d = [float(r["time_us_median"]) / base[key(r)] - 1 for r in runs[name]]
+        big = [(key(r), v) for r, v in zip(runs[name], d) if abs(v) > 0.10]
+        print(f"   {name}: |difference| median {100 * statistics.median(abs(v) for v in d):.1f} %, "
+              f"{sum(abs(v) <= 0.05 for v in d)} of {len(d)} rows within 5 %; over 10 %: " +
+              ", ".join(f"{m}x{n}x{k} {t} {100 * v:+.0f} %" for (m, n, k, t), v in big))
+
+    print("\n3. Large GEMMs (m n k >= 4096^3), run 40: rate against the probe clock")
+    print(f"   {'shape':>22} {'dtype':>5} {'MHz':>5} {'min':>5} {'max':>5} {'TFLOP/s':>8} "
+          f"{'eta':>6} {'L2-bound TFLOP/s':>17}")
+    for dtype in ("bf16", "fp8"):
+        etas = []
+        for r in main_rows:
+            m, n, k, t = key(r)
+            if t != dtype or m * n * k < LARGE:
+                continue
+            sec, f = float(r["time_us_median"]) * 1e-6, float(r["sm_clock_probe_mhz_median"]) * 1e6
+            flop = 2 * m * n * k
+            eta = flop / sec / (SMS * PEAK[t] * f)
+            etas.append((f, eta, flop / sec))
+            print(f"   {f'{m}x{n}x{k}':>22} {t:>5} {f * 1e-6:5.0f} {r['sm_clock_probe_mhz_min']:>5} "
+                  f"{r['sm_clock_probe_mhz_max']:>5} {flop / sec * 1e-12:8.1f} {eta:6.3f} "
+                  f"{flop / (l2_bytes(m, n, k, t) / l2) * 1e-12:17.1f}")
+        lo = [e for e in etas if e[0] < 1650e6]
+        hi = [e for e in etas if e[0] >= 1850e6]
+        print(f"   {dtype}: probe clock < 1650 MHz: {len(lo)} rows, eta {min(e[1] for e in lo):.3f}-"
+              f"{max(e[1] for e in lo):.3f}, {min(e[2] for e in lo) * 1e-12:.0f}-"
+              f"{max(e[2] for e in lo) * 1e-12:.0f} TFLOP/s; >= 1850 MHz: {len(hi)} rows, eta "
+              f"{min(e[1] for e in hi):.3f}-{max(e[1] for e in hi):.3f}, "
+              f"{min(e[2] for e in hi) * 1e-12:.0f}-{max(e[2] for e in hi) * 1e-12:.0f} TFLOP/s")
+    print(f"   (L2-bound: the tiling's L2 bytes at l2.bandwidth = {l2 * 1e-9:.1f} GB/s)")
+
+    print("\n4. gemm.cu (cublasGemmEx, gemm_run40.csv) against torch (gemm_probe.csv), bf16, "
+          "same machine")
+    cu = {key(r): float(r["time_us_median"]) for r in read("gemm_run40.csv")}
+    ratios = [(kk, cu[kk] / base[kk]) for kk in cu if kk in base and kk[0] * kk[1] * kk[2] >= LARGE]
+    print(f"   large shapes: gemm.cu / torch {min(v for _, v in ratios):.3f}-"
+          f"{max(v for _, v in ratios):.3f}, median {statistics.median(v for _, v in ratios):.3f} "
+          f"over {len(ratios)} shapes; 8192^3: {cu[(8192, 8192, 8192, 'bf16')]:.1f} against "
+          f"{base[(8192, 8192, 8192, 'bf16')]:.1f} us")
+    if (DATA / "gemm_cu_probe.csv").exists():
+        rows = read("gemm_cu_probe.csv")
+        print("   gemm_cu_probe.csv (gemm.cu --probe): shape, time, probe MHz median/min/max, eta")
+        for r in rows:
+            m, n, k, t = key(r)
+            if m * n * k < LARGE:
+                continue
+            sec, f = float(r["time_us_median"]) * 1e-6, float(r["sm_clock_probe_mhz_median"]) * 1e6
+            print(f"   {f'{m}x{n}x{k}':>22} {sec * 1e6:10.1f} {f * 1e-6:5.0f} "
+                  f"{r['sm_clock_probe_mhz_min']:>5} {r['sm_clock_probe_mhz_max']:>5} "
+                  f"{2 * m * n * k / sec / (SMS * PEAK[t] * f):6.3f}")
+
+
+if __name__ == "__main__":
+    main()
