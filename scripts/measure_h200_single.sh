@@ -8,7 +8,8 @@
 #   run(kind="nvidia-h200", timeout_s=600, command="bash scripts/measure_h200_single.sh")
 # Steps: host_api mlp tma_local sync_prims sm_share intra_sm host_api_library (NCCL's other host calls,
 # host_api.cu --library), power, power_ramp and power_fp8 (issue 15: power and clocks under
-# sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained),
+# sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained; power
+# and power_fp8 with the SM clock by a probe kernel beside each batch since session 39),
 # memcpy_local (device-local copies by size, and whether they need SMs), sm_pipes (the SFU, FP32
 # and INT32 pipes' rates per SM), tensor_pipes (issue 15: wgmma and mma.sync in bf16 and fp8, per
 # SM cycle, and mma.sync with operands through shared memory by ldmatrix), stream_wake (issue 9:

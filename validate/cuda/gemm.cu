@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "cases.hpp"
+#include "clock_probe.cuh"
 #include "gemm_util.cuh"
 
 using namespace mgbench;
@@ -46,62 +47,6 @@ std::vector<std::tuple<int, int, int>> shapes() {
   }
   return {s.begin(), s.end()};
 }
-
-__global__ void clock_probe(unsigned long long ns, long long* out) {
-  unsigned long long t0, t;
-  const long long c0 = clock64();
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-  out[0] = clock64() - c0;
-  out[1] = (long long)(t - t0);
-}
-
-// The probe beside each call of `enqueue` on `s`: a second stream waits for an event recorded just
-// before the call and runs clock_probe there. clocks() gives the MHz each call after the first
-// `skip` ran at.
-class ClockProbe {
- public:
-  static constexpr int kMax = 64;
-  ClockProbe() {
-    CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaEventCreateWithFlags(&go_, cudaEventDisableTiming));
-    CUDA_CHECK(cudaMalloc(&out_, 2 * kMax * sizeof(long long)));
-  }
-  ~ClockProbe() {
-    cudaFree(out_);
-    cudaEventDestroy(go_);
-    cudaStreamDestroy(side_);
-  }
-  void reset(double us) {
-    ns_ = static_cast<unsigned long long>(us * 1e3 * 0.8);
-    calls_ = 0;
-  }
-  void beside(cudaStream_t s) {
-    if (calls_ >= kMax) return;
-    CUDA_CHECK(cudaEventRecord(go_, s));
-    CUDA_CHECK(cudaStreamWaitEvent(side_, go_, 0));
-    clock_probe<<<1, 1, 0, side_>>>(ns_, out_ + 2 * calls_++);
-    LAUNCH_CHECK();
-  }
-  std::vector<double> clocks(int skip) {
-    CUDA_CHECK(cudaStreamSynchronize(side_));
-    std::vector<long long> h(2 * kMax);
-    CUDA_CHECK(cudaMemcpy(h.data(), out_, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
-    std::vector<double> mhz;
-    for (int i = skip; i < calls_; ++i)
-      mhz.push_back(double(h[2 * i]) / double(h[2 * i + 1]) * 1e3);
-    return mhz;
-  }
-
- private:
-  cudaStream_t side_{};
-  cudaEvent_t go_{};
-  long long* out_ = nullptr;
-  unsigned long long ns_ = 0;
-  int calls_ = 0;
-};
 
 }  // namespace
 
@@ -149,7 +94,7 @@ int main(int argc, char** argv) {
     auto call = [&] { gemm_bf16(h, s, m, n, k, A, B, C, n); };
     if (probe) {  // the probe's length: 80 % of one warm call's time
       RepeatOpts once{3, 1, 1, 0};
-      clock_probe.reset(time_stream(kDev, s, call, once).median);
+      clock_probe.reset(0.8 * time_stream(kDev, s, call, once).median);
     }
     Stats st = time_stream_after(
         kDev, s,

@@ -37,6 +37,7 @@
 #include <tuple>
 
 #include "cases.hpp"
+#include "clock_probe.cuh"
 #include "gemm_util.cuh"
 
 using namespace mgbench;
@@ -198,14 +199,21 @@ struct Work {
 struct Window {
   double seconds = 0;  // wall time of the steady window
   long long energy_mj = -1;
+  std::vector<double> probe_mhz;  // the clock probe beside each steady batch of the first Work
 };
 
-// Runs every Work's batches for kSeconds, two batches in flight per stream.
-Window run_for(const Nvml& nvml, std::vector<Work*> work) {
+// A batch lasts about this long (batch_for); the clock probe beside one spins for 80 % of it.
+constexpr double kBatchUs = 20e3;
+
+// Runs every Work's batches for kSeconds, two batches in flight per stream, with the clock probe
+// beside each batch of the first.
+Window run_for(const Nvml& nvml, std::vector<Work*> work, ClockProbe& probe) {
   struct Batch {
     cudaEvent_t a, b;
     double host_start_us;
+    int probe = -1;  // its clock probe's index
   };
+  probe.reset(0.8 * kBatchUs);
   std::vector<std::vector<Batch>> batches(work.size());
   const double t0 = wall_us();
   double steady_t = -1;
@@ -215,6 +223,10 @@ Window run_for(const Nvml& nvml, std::vector<Work*> work) {
     CUDA_CHECK(cudaEventCreate(&b.a));
     CUDA_CHECK(cudaEventCreate(&b.b));
     b.host_start_us = wall_us();
+    if (w == 0) {
+      b.probe = probe.calls();
+      probe.beside(work[w]->stream);
+    }
     CUDA_CHECK(cudaEventRecord(b.a, work[w]->stream));
     for (int i = 0; i < work[w]->per_batch; ++i) work[w]->enqueue();
     LAUNCH_CHECK();
@@ -242,10 +254,12 @@ Window run_for(const Nvml& nvml, std::vector<Work*> work) {
   win.seconds = (wall_us() - steady_t) * 1e-6;
   const long long e1 = nvml.energy_mj(kDev);
   win.energy_mj = steady_e >= 0 && e1 >= 0 ? e1 - steady_e : -1;
+  const std::vector<double> mhz = probe.clocks(0);
   for (size_t w = 0; w < work.size(); ++w) {
-    // Batches started after the settling time: their ops and their event time.
+    // Batches started after the settling time: their ops, event time and clock.
     for (Batch& b : batches[w]) {
       if (b.host_start_us >= steady_t) {
+        if (b.probe >= 0 && b.probe < int(mhz.size())) win.probe_mhz.push_back(mhz[b.probe]);
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, b.a, b.b));
         work[w]->ops += work[w]->per_batch;
@@ -258,7 +272,7 @@ Window run_for(const Nvml& nvml, std::vector<Work*> work) {
   return win;
 }
 
-// Batch size so that one batch takes about 20 ms.
+// Batch size so that one batch takes about kBatchUs.
 int batch_for(cudaStream_t s, const std::function<void()>& enqueue) {
   EventPair ev(kDev);
   enqueue();  // warm-up (cuBLAS's heuristics, first launch)
@@ -266,7 +280,7 @@ int batch_for(cudaStream_t s, const std::function<void()>& enqueue) {
   enqueue();
   ev.stop(s);
   const double us = ev.elapsed_us();
-  return std::max(1, int(20e3 / std::max(us, 1.0)));
+  return std::max(1, int(kBatchUs / std::max(us, 1.0)));
 }
 
 }  // namespace
@@ -359,11 +373,12 @@ static int run_cases(int argc, char** argv, bool fp8) {
           "case,m,n,k,dtype,gemm_sms,copy_ctas,gemm_ops,gemm_us_per_op,gemm_tflops,copy_ops,"
           "copy_us_per_op,copy_gbps,steady_s,power_w_energy,power_w_median,sm_mhz_median,"
           "sm_mhz_p10,sm_mhz_p90,sm_mhz_min,sm_mhz_max,mem_mhz_median,temp_c_max,reasons_or,"
-          "samples,ok");
+          "samples,sm_mhz_probe_median,sm_mhz_probe_p10,sm_mhz_probe_p90,probes,ok");
   Csv trace(argc, argv, fp8 ? "power_fp8_trace.csv" : "power_trace.csv",
             "NVML samples during each case of power.csv (t from the case's start)", {kDev}, {},
             "case,t_ms,power_w,sm_mhz,mem_mhz,temp_c,reasons");
   Sampler sampler(nvml);
+  ClockProbe probe;
 
   // The largest GEMM's operands, and the copy's buffers.
   const std::vector<std::tuple<int, int, int>> shapes = {
@@ -394,18 +409,20 @@ static int run_cases(int argc, char** argv, bool fp8) {
       temp = std::max(temp, x.temp_c);
       reasons |= x.reasons;
     }
-    const Stats p = summarize(power), c = summarize(sm), mm = summarize(mem);
+    const Stats p = summarize(power), c = summarize(sm), mm = summarize(mem),
+                pr = summarize(win.probe_mhz);
     const double flop = 2.0 * m * n * k;
     const double g_us = gemm && gemm->ops ? gemm->steady_us / gemm->ops : 0;
     const double c_us = copy && copy->ops ? copy->steady_us / copy->ops : 0;
     csv.row(
         "%s,%d,%d,%d,%s,%d,%d,%ld,%.3f,%.1f,%ld,%.3f,%.1f,%.3f,%.1f,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,"
-        "%.0f,%ld,0x%llx,%zu,%d",
+        "%.0f,%ld,0x%llx,%zu,%.0f,%.0f,%.0f,%zu,%d",
         name, m, n, k, gemm ? dtype : "-", gemm_sms, copy_ctas, gemm ? gemm->ops : 0L, g_us,
         g_us > 0 ? flop / g_us * 1e-6 : 0.0, copy ? copy->ops : 0L, c_us,
         c_us > 0 ? 2.0 * kCopyBytes / c_us * 1e-3 : 0.0, win.seconds,
         win.energy_mj >= 0 ? win.energy_mj * 1e-3 / win.seconds : -1.0, p.median, c.median, c.p10,
-        c.p90, c.min, c.max, mm.median, temp, reasons, power.size(), ok);
+        c.p90, c.min, c.max, mm.median, temp, reasons, power.size(), pr.median, pr.p10, pr.p90,
+        win.probe_mhz.size(), ok);
   };
   auto idle = [&] { std::this_thread::sleep_for(std::chrono::duration<double>(kIdleSeconds)); };
 
@@ -495,6 +512,8 @@ static int run_cases(int argc, char** argv, bool fp8) {
       cudaEvent_t ev[2];
       for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
       const double t0 = wall_us();
+      probe.reset(0.8 * kBatchUs * ops / std::max(g.per_batch, ops));
+      probe.beside(s0);
       CUDA_CHECK(cudaEventRecord(ev[0], s0));
       for (int i = 0; i < ops; ++i) g.enqueue();
       CUDA_CHECK(cudaEventRecord(ev[1], s0));
@@ -504,9 +523,10 @@ static int run_cases(int argc, char** argv, bool fp8) {
       CUDA_CHECK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
       g.ops = ops;
       g.steady_us = double(ms) * 1e3;
+      win.probe_mhz = probe.clocks(0);
       for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
     } else {
-      win = run_for(nvml, work);
+      win = run_for(nvml, work, probe);
     }
     int ok = 1;
     if (blockers > 0) {
@@ -554,7 +574,7 @@ static int run_cases(int argc, char** argv, bool fp8) {
     CUDA_CHECK(cudaDeviceSynchronize());
     idle();
     sampler.begin_case();
-    const Window win = run_for(nvml, {&c});
+    const Window win = run_for(nvml, {&c}, probe);
     const int ok = report_check("copy", count_mismatches(kDev, dst, kCopyBytes, 4242u));
     report("copy", "-", 0, 0, 0, 0, 2 * sms, nullptr, &c, win, ok);
   }
