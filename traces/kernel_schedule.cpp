@@ -68,6 +68,7 @@ class KernelParser {
     k.threads = shape("threads", 128);
     k.registers = shape("registers", 32);
     k.shared_memory = shape("shared_memory", 0);
+    k.cluster = shape("cluster", 1);
     if (auto p = r.optional("persistent")) k.persistent = p->as_bool();
     k.cta_slot = scope_.add("cta");
     max_slots_ = scope_.size();
@@ -257,6 +258,21 @@ class KernelParser {
       *field = Expr::parse(*n, scope_);
     }
     if (auto o = r.optional("own_warp")) op.own_warp = o->as_bool();
+    if (auto m = r.optional("multicast")) {
+      if constexpr (is_load) {
+        if (op.via != Via::tma)
+          m->fail(
+              fmt::format("'multicast' is a TMA load's (cp.async.bulk .multicast::cluster); "
+                          "via must be tma, not '{}'",
+                          to_string(op.via)));
+        op.multicast = Expr::parse(*m, scope_);
+      } else {
+        m->fail(
+            fmt::format("'multicast' belongs to a TMA load (one read landing in several "
+                        "CTAs of a cluster); a {} cannot multicast",
+                        T::kName));
+      }
+    }
     if (auto w = r.optional("working_set")) {
       if constexpr (is_load) {
         op.working_set = Expr::parse(*w, scope_);
@@ -376,6 +392,12 @@ class KernelParser {
     op.k_tile = Expr::parse(r.required("k_tile"), scope_);
     op.stages = Expr::parse(r.required("stages"), scope_);
     if (auto p = r.optional("peer")) op.peer = Expr::parse(*p, scope_);
+    if (auto m = r.optional("multicast")) {
+      sim::MapReader mr(*m, "multicast");
+      if (auto a = mr.optional("a")) op.multicast_a = Expr::parse(*a, scope_);
+      if (auto b = mr.optional("b")) op.multicast_b = Expr::parse(*b, scope_);
+      mr.finish();
+    }
     op.dtype = parse_dtype(r, models::Dtype::bf16);
     r.finish();
     check_operands(node, op);

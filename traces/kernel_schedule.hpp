@@ -8,6 +8,8 @@
 //       registers: 168            # per thread                   } these and the SM's budgets
 //       shared_memory: 160KiB     # per CTA                      } (models::SmSpec::ctas_per_sm)
 //       persistent: true          # all CTAs resident at once (else: waves as slots free)
+//       cluster: 2                # CTAs per thread-block cluster (default 1): what TMA
+//                                 # multicast (load's and mainloop's `multicast`) shares among
 //       args: {CHUNK: 0}          # kernel arguments with defaults; `launch` may bind them
 //       roles:
 //         - name: comm
@@ -29,6 +31,8 @@
 //   load / store {bytes, peer (rank; default local), via: tma|ldst|multimem (default tma),
 //                 buffer (a name under `buffers:`), region (expr; default every region)}
 //                 a transfer between HBM and the SM
+//   load ... multicast (CTAs, via tma, default 1)     the load lands in that many CTAs of the
+//                 cluster, read from memory once for them all
 //   load ... working_set (bytes, optional)            the bytes the access pattern re-reads:
 //                 part of the load hits the owner's L2 (models::L2Spec::hit_fraction); without
 //                 it every byte comes from HBM (data streamed once)
@@ -121,6 +125,9 @@ struct TransferOp {
 struct LoadOp : TransferOp {
   static constexpr const char* kName = "load";
   std::optional<Expr> working_set;  // bytes re-read, for the L2 hit model
+  // A TMA load multicast to this many CTAs of the kernel's cluster (default 1): the bytes are
+  // read once for all of them, so each CTA's share of the memory's traffic is bytes / multicast.
+  std::optional<Expr> multicast;
 };
 
 struct StoreOp : TransferOp {
@@ -167,6 +174,10 @@ struct MainloopOp : MmaShape {
   static constexpr const char* kName = "mainloop";
   Expr k_tile, stages;
   std::optional<Expr> peer;  // where A and B come from; default this rank
+  // TMA multicast within the kernel's cluster (default 1 each): each A tile is read from L2 once
+  // for `multicast_a` CTAs (the cluster's CTAs along n, which share it), each B tile once for
+  // `multicast_b` (along m).
+  std::optional<Expr> multicast_a, multicast_b;
 };
 
 // What signal and wait share: one flag of a flag array on a rank.
@@ -254,6 +265,7 @@ struct KernelDef {
   std::string name;
   sim::SourceLocation where;
   Expr grid, threads, registers, shared_memory;
+  Expr cluster;  // CTAs per thread-block cluster (default 1); the grid is a multiple of it
   bool persistent = false;
   std::vector<KernelArg> args;
   std::vector<RoleDef> roles;

@@ -347,6 +347,65 @@ TEST_CASE("a mainloop takes about fill + max(load, mma) + the last step's mma") 
   CHECK(stream_end(serial.result, 0, "s") == 1'000'000 + 491'680 + 4'915'200 + 33'554'432);
 }
 
+TEST_CASE("a multicast TMA load is read from memory once for the cluster's CTAs") {
+  // 4 CTAs (one per SM), each loading 1e6 B from HBM; messages of min(1e6, 227 KiB), 8 in
+  // flight over the 500 ns latency: a 3.7 TB/s cap per CTA, never binding here.
+  // Unicast: 4e6 B at the 1000 GB/s HBM = 4 us: 1 us launch + 64 ns issue + 500 ns + 4 us.
+  // Multicast to the 4 CTAs of the cluster: each CTA's share of the HBM bytes is 250000 B, 1e6 B
+  // in all: 1 us.
+  auto run = [](const std::string& multicast) {
+    return run_kernels(
+        "world: 1\nkernels:\n  k:\n    grid: 4\n    threads: 2048\n"
+        "    cluster: 4\n    roles:\n      - {name: l, ops: [{load: {bytes: "
+        "1000000" +
+            multicast +
+            "}}]}\nstreams:\n  - name: s\n    ops: "
+            "[{launch: k}]\n",
+        1, toy_device());
+  };
+  const auto unicast = run("");
+  REQUIRE(unicast.result.blocked.empty());
+  CHECK(stream_end(unicast.result, 0, "s") == 1'000'000 + 64'000 + 500'000 + 4'000'000);
+  CHECK(stream_end(run(", multicast: 4").result, 0, "s") ==
+        1'000'000 + 64'000 + 500'000 + 1'000'000);
+  // A multicast that does not divide the cluster, and one outside TMA loads, are refused.
+  CHECK_THROWS_WITH(run(", multicast: 3"), Catch::Contains("multicast 3 does not divide the "
+                                                           "kernel's cluster of 4 CTAs"));
+  CHECK_THROWS_WITH(run(", via: ldst, multicast: 2"), Catch::Contains("via must be tma"));
+}
+
+TEST_CASE("a mainloop's multicast shares the L2 reads of its tiles within the cluster") {
+  // Two CTAs (a cluster of 2), m = n = 16, k = 64000, k_tile 64: 1000 steps, 32768 flops each
+  // (32.768 ns at 1e12 flops/s), 32.768e6 flops in all. The two CTAs share the 100 GB/s L2.
+  // Unicast: a stage is (16 + 16) x 64 x 2 B = 4096 B, all operands 4096000 B. Fill: 100 ns
+  // latency + 64 ns issue + 4096 B at 50 GB/s (81.92 ns); then 4091904 B at 50 GB/s (81.83808 us)
+  // beside 32.735232 us of MMAs: L2-bound; then the last step's MMA, 32.768 ns.
+  // With B multicast to both (b: 2): each CTA reads 16 + 16 / 2 = 24 rows a k: a stage 3072 B,
+  // all 3072000 B: fill 164 ns + 61.44 ns, then 3068928 B (61.37856 us), then 32.768 ns.
+  auto run = [](const std::string& multicast, int cluster = 2) {
+    return run_kernels(
+        "world: 1\nkernels:\n  k:\n    grid: 2\n    threads: 2048\n"
+        "    cluster: " +
+            std::to_string(cluster) +
+            "\n    roles:\n      - {name: m, ops: [{mainloop: {m: 16, n: 16, k: "
+            "64000, k_tile: 64, stages: 4" +
+            multicast +
+            "}}]}\nstreams:\n  - name: "
+            "s\n    ops: [{launch: k}]\n",
+        1, toy_device());
+  };
+  const auto unicast = run("");
+  REQUIRE(unicast.result.blocked.empty());
+  CHECK(stream_end(unicast.result, 0, "s") == 1'000'000 + 164'000 + 81'920 + 81'838'080 + 32'768);
+  CHECK(stream_end(run(", multicast: {b: 2}").result, 0, "s") ==
+        1'000'000 + 164'000 + 61'440 + 61'378'560 + 32'768);
+  CHECK_THROWS_WITH(
+      run(", multicast: {a: 2, b: 2}"),
+      Catch::Contains("multicast a x b = 4 does not divide the kernel's cluster of 2"));
+  // A grid is a whole number of clusters.
+  CHECK_THROWS_WITH(run("", 4), Catch::Contains("not a whole number of clusters of 4"));
+}
+
 TEST_CASE("a wait nobody satisfies ends with a report naming who waits on what") {
   const auto r = run_kernels(
       one_kernel(

@@ -167,6 +167,16 @@ void place(Runner& x, LaunchRun& l) {
   l.env[static_cast<std::size_t>(k.num_sms_slot)] = spec.sm.count;
   l.grid = k.grid.eval_positive(l.env, "grid");
   x.budget.spend(k.grid.where(), l.grid);  // every CTA costs at least its dispatch
+  // Hopper and Blackwell launch clusters of up to 8 CTAs portably, 16 with
+  // cudaFuncAttributeNonPortableClusterSizeAllowed; a grid is a whole number of them.
+  constexpr std::int64_t kMaxCluster = 16;
+  l.cluster = k.cluster.eval_positive(l.env, "cluster");
+  if (l.cluster > kMaxCluster)
+    k.cluster.fail(
+        fmt::format("a cluster of {} CTAs: at most {} (8 portably)", l.cluster, kMaxCluster));
+  if (l.grid % l.cluster != 0)
+    k.grid.fail(fmt::format("kernel '{}' has {} CTAs, not a whole number of clusters of {}", k.name,
+                            l.grid, l.cluster));
   models::CtaResources res;
   res.threads =
       static_cast<int>(std::min<std::int64_t>(k.threads.eval_positive(l.env, "threads"), 1 << 30));

@@ -46,6 +46,10 @@
 // order, so a miss holds up the hits behind it and the two times add; docs/MODELS.md, L2), each
 // under the same cap, and L = h x L2 hit latency + (1 - h) x HBM latency (+ route latency).
 // Without W, h = 0.
+// load via tma with `multicast: n` (cp.async.bulk .multicast::cluster, n CTAs of the kernel's
+// cluster): one read lands in n CTAs' shared memory, so this CTA's flow carries 1/n of the
+// memory's and the route's bytes (and of its caps) and crosses its SM's memory pipe n times: the
+// SM receives every byte, the memory serves each once per n CTAs.
 // While the op runs, its warp takes ldst.warp_share_* or tma.warp_share_* of the SM's math pipes
 // (models::Gpu::add_comm_warp; intra-SM overlap is not free).
 // Ignores: L2 hits other than a load's declared working set (stores go to HBM), L2 bandwidth
@@ -106,10 +110,26 @@ Caps tma_caps(const models::HardwareSpec& spec, const RoleRun& r, const Transfer
   return c;
 }
 
-// A load (is_load, with its working_set or null) or a store (with its add) via tma or ldst;
-// `bytes_what` names the bytes in messages.
+// One TMA read landing in `n` CTAs of a cluster: this CTA's flow carries a 1/n share of the
+// memory's (and route's) bytes and caps, and crosses its SM's memory pipe n times, so the SM
+// still receives every byte.
+void share_multicast(std::int64_t n, Bytes& moved, Caps& caps, int& pipe_units) {
+  if (n == 1) return;
+  const auto share = [n](std::int64_t v) { return std::max<std::int64_t>(1, (v + n - 1) / n); };
+  moved = Bytes(share(moved.count()));
+  caps.cap = Bandwidth::bytes_per_second(share(caps.cap.bytes_per_second()));
+  if (caps.misses_window)
+    caps.misses_window->bytes = Bytes(share(caps.misses_window->bytes.count()));
+  if (caps.misses_cap)
+    caps.misses_cap = Bandwidth::bytes_per_second(share(caps.misses_cap->bytes_per_second()));
+  pipe_units *= static_cast<int>(n);
+}
+
+// A load (`load`, with its working set and multicast) or a store (null, with its add) via tma
+// or ldst; `bytes_what` names the bytes in messages.
 bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_view bytes_what,
-                    bool is_load, const std::optional<Expr>& working_set, bool add) {
+                    const LoadOp* load, bool add) {
+  const bool is_load = load != nullptr;
   const models::HardwareSpec& spec = x.spec;
   const int rank = x.rank_of(r);
   const std::int64_t bytes = eval_transfer_bytes(op.bytes, r.env, bytes_what);
@@ -119,8 +139,8 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   // The memory's owner is the peer for a peer access: remote data lives in the owner's HBM and
   // is cached in the owner's L2.
   const double hit =
-      working_set
-          ? spec.l2.hit_fraction(Bytes(working_set->eval_positive(r.env, "load working_set")))
+      is_load && load->working_set
+          ? spec.l2.hit_fraction(Bytes(load->working_set->eval_positive(r.env, "load working_set")))
           : 0.0;
   Duration latency = spec.hbm.latency;
   if (hit > 0.0)
@@ -182,10 +202,12 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   if (op.own_warp)
     hold_comm_warp(x, r,
                    op.via == Via::tma ? models::Gpu::CommWarp::tma : models::Gpu::CommWarp::ldst);
+  // The SM's memory pipe, once per unit of its share a byte takes (see the top of this file).
+  int pipe_units = is_load ? 1 : add ? spec.sm.store_add_cost : spec.sm.store_cost;
+  if (is_load && load->multicast)
+    share_multicast(multicast_factor(r, load->multicast, "multicast"), moved, caps, pipe_units);
   const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
   const Bytes misses = moved - hits;
-  // The SM's memory pipe, once per unit of its share a byte takes (see the top of this file).
-  const int pipe_units = is_load ? 1 : add ? spec.sm.store_add_cost : spec.sm.store_cost;
   const sim::ResourceId pipe = x.gpu(rank).memory_pipe(r.cta->sm);
   for (int k = 0; k < pipe_units; ++k) route.push_back(pipe);
   begin_phases(r);
@@ -218,11 +240,11 @@ std::int64_t ldst_window(const RoleRun& r, const TransferOp& op) {
 }
 
 bool start_load_store(Runner& x, RoleRun& r, const LoadOp& load) {
-  return start_transfer(x, r, load, "load bytes", true, load.working_set, false);
+  return start_transfer(x, r, load, "load bytes", &load, false);
 }
 
 bool start_load_store(Runner& x, RoleRun& r, const StoreOp& store) {
-  return start_transfer(x, r, store, "store bytes", false, std::nullopt, store.add);
+  return start_transfer(x, r, store, "store bytes", nullptr, store.add);
 }
 
 }  // namespace mgsim::traces::kernel

@@ -11,6 +11,19 @@ int Runner::check_rank(const Expr& e, const Env& env) const {
   return static_cast<int>(v);
 }
 
+std::int64_t multicast_factor(const RoleRun& r, const std::optional<Expr>& e,
+                              std::string_view what) {
+  if (!e) return 1;
+  const std::int64_t n = e->eval_positive(r.env, what);
+  const std::int64_t cluster = r.cta->launch->cluster;
+  if (cluster % n != 0)
+    e->fail(
+        fmt::format("{} {} does not divide the kernel's cluster of {} CTA{} (a multicast "
+                    "lands in CTAs of one cluster: set the kernel's 'cluster')",
+                    what, n, cluster, cluster == 1 ? "" : "s"));
+  return n;
+}
+
 Duration Runner::peer_path(int src, int dst, models::PeerPath path,
                            std::vector<sim::ResourceId>& out) {
   const PeerRoute route = fabric.route(src, dst, hint++);

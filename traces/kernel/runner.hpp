@@ -104,6 +104,7 @@ struct LaunchRun {
   const KernelDef* def = nullptr;
   Env env;
   std::int64_t grid = 0, next = 0, finished = 0;
+  std::int64_t cluster = 1;        // CTAs per thread-block cluster, evaluated when placed
   std::int64_t threads = 0;        // per CTA, evaluated when placed
   models::CtaFootprint footprint;  // what one CTA takes of an SM
   std::function<void()> done;
@@ -176,6 +177,11 @@ inline std::int64_t mul(const Expr& at, std::int64_t a, std::int64_t b) {
   if (__builtin_mul_overflow(a, b, &out)) at.fail("the value overflows 64 bits");
   return out;
 }
+
+// A TMA multicast factor `e` (1 when absent): the CTAs of r's cluster one read lands in. A
+// ConfigError naming `e` unless it divides the kernel's cluster.
+std::int64_t multicast_factor(const RoleRun& r, const std::optional<Expr>& e,
+                              std::string_view what);
 
 // Bytes in flight over a latency as a whole-bytes-per-second cap, rounded down once (at least 1).
 inline Bandwidth window_rate(std::int64_t bytes, Duration latency) {
