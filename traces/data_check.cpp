@@ -116,7 +116,7 @@ DataCheck::Agent DataCheck::stream_agent(int rank, const std::string& stream) {
 }
 
 int DataCheck::launch_begin(Agent stream, const std::string& kernel) {
-  launches_.push_back({stream, &kernel, publish(stream), {}, 0});
+  launches_.push_back({stream, &kernel, publish(stream), {}, 0, {}});
   return static_cast<int>(launches_.size()) - 1;
 }
 
@@ -136,8 +136,40 @@ void DataCheck::role_end(Agent role) {
   clocks_[role].clear();
 }
 
+void DataCheck::multicast_read(int launch, std::int64_t cluster, std::int64_t n, int rank,
+                               int buffer, std::int64_t region, std::int64_t bytes,
+                               const sim::SourceLocation& where) {
+  Launch& l = launches_[static_cast<std::size_t>(launch)];
+  ++l.multicast[{&where, n, cluster}][{rank, buffer, region, bytes}];
+}
+
+void DataCheck::check_multicast(Launch& l) {
+  for (const auto& [key, reads] : l.multicast) {
+    const auto [where, n, cluster] = key;
+    for (const auto& [what, count] : reads) {
+      if (count % n == 0) continue;
+      const auto [rank, buffer, region, bytes] = what;
+      report(
+          "multicast_mismatch", *where,
+          fmt::format("a read multicast to {} CTAs: in cluster {} of kernel '{}' {} CTA{} "
+                      "read {} bytes of {}, not a whole number of {}-CTA groups reading the "
+                      "same data",
+                      n, cluster, *l.kernel, count, count == 1 ? "" : "s", bytes,
+                      buffer < 0 ? fmt::format("rank {}'s memory", rank)
+                      : region < 0
+                          ? fmt::format("buffer '{}' on rank {}",
+                                        set_.buffers[static_cast<std::size_t>(buffer)].name, rank)
+                          : data_text(rank, buffer, region),
+                      n));
+      break;
+    }
+  }
+  l.multicast.clear();
+}
+
 void DataCheck::launch_end(int launch) {
   Launch& l = launches_[static_cast<std::size_t>(launch)];
+  check_multicast(l);
   Clock& c = clocks_[l.stream];
   c.join(l.joined);
   l.joined.clear();

@@ -167,6 +167,14 @@ class DataCheck {
              const sim::SourceLocation& where, const char* op);
   std::int64_t regions(int rank, int index);
 
+  // A read (as read() takes it) that a TMA multicast shares among `n` CTAs of one cluster
+  // (`cluster`: the launch's CTA / cluster size): the op at `where` must read the same data on
+  // every n CTAs of the cluster, so at the launch's end each distinct read it made in the
+  // cluster counts a multiple of n (else a `multicast_mismatch`: a multicast claimed for data
+  // the CTAs do not share would cut the memory's traffic for nothing).
+  void multicast_read(int launch, std::int64_t cluster, std::int64_t n, int rank, int buffer,
+                      std::int64_t region, std::int64_t bytes, const sim::SourceLocation& where);
+
   void add_flops(int rank, std::int64_t flops) { flops_[static_cast<std::size_t>(rank)] += flops; }
 
   // The end-of-run checks; the violations found, in the order first seen.
@@ -210,13 +218,19 @@ class DataCheck {
     Agent stream = 0;                   // a role's launch's stream
     std::int64_t thread = 0;
   };
+  // A multicast op's reads in one cluster: (rank, buffer, region, bytes) -> how many.
+  using SharedReads = std::map<std::tuple<int, int, std::int64_t, std::int64_t>, std::int64_t>;
   struct Launch {
     Agent stream = 0;
     const std::string* kernel = nullptr;
     Clock start;             // the stream's when it launched; every role's first
     Clock joined;            // the roles that ended
     std::uint32_t done = 0;  // the stream's tick once it ended (0: running)
+    // Multicast reads by (op, n, cluster), checked at the launch's end.
+    std::map<std::tuple<const sim::SourceLocation*, std::int64_t, std::int64_t>, SharedReads>
+        multicast;
   };
+  void check_multicast(Launch& l);
   struct Sync {
     Clock clock;  // barriers, events, collectives: every release so far
     Origin from;  // collectives: where the data its ranks read came from

@@ -91,6 +91,10 @@ mgsim_cli_test(check.hack.flag_never_reset 1
   "stale_wait: rank 1 kernel 'step' CTA 0 role 'consume': this wait on flag 'ready'[0] on rank 1 returns on signals it had all synchronised with already"
   check ${HACKS}/flag_reuse.yaml --topology hgx-h200-8 -D RESET=0)
 mgsim_cli_test(check.hack.flag_reset 0 "us" check ${HACKS}/flag_reuse.yaml --topology hgx-h200-8)
+mgsim_cli_test(check.hack.multicast_unshared 1
+  "multicast_mismatch: a read multicast to 2 CTAs: in cluster 0 of kernel 'gemm' 1 CTA read 2097152 bytes of buffer 'B' region 0 on rank 0, not a whole number of 2-CTA groups reading the same data"
+  check ${HACKS}/multicast.yaml --topology hgx-h200-8 -D SHARE=0)
+mgsim_cli_test(check.hack.multicast_shared 0 "us" check ${HACKS}/multicast.yaml --topology hgx-h200-8)
 mgsim_cli_test(check.hack.multimem_across_nodes 2
   "multimem needs every rank in one NVLink domain, but ranks 0 and 8 are in different ones"
   check ${HACKS}/multimem.yaml --topology hgx-h200-ib)

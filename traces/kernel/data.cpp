@@ -2,7 +2,9 @@
 // the op starts: a load reads its buffer region on `peer` (default this rank); a store writes
 // it; a multimem store writes the region on every rank of the world and a multimem reduce reads
 // it on every rank; mma and mainloop read their operands `a` (m x k elements) and `b` (k x n)
-// on `peer` (mainloop) or this rank, and count 2 x m x n x k flops for the rank. Flags and
+// on `peer` (mainloop) or this rank, and count 2 x m x n x k flops for the rank; a multicast
+// load's data, and a mainloop's multicast operands, are told as shared within the CTA's cluster
+// (DataCheck::multicast_read: the CTAs that share a read must read the same data). Flags and
 // barriers are told by their units (op_signal.cpp, op_wait.cpp, op_arrive.cpp, op_sync.cpp).
 #include "traces/kernel/ops.hpp"
 
@@ -39,8 +41,16 @@ struct Data {
     for (int q = 0; q < x.world; ++q) access(q, b);
   }
 
+  // A read that a multicast of `n` shares among CTAs of this CTA's cluster.
+  void shared(std::int64_t n, int q, const BufferRef& ref, std::int64_t b) const {
+    if (n == 1 || r.cta->launch->check < 0) return;
+    check.multicast_read(r.cta->launch->check, r.cta->index / r.cta->launch->cluster, n, q,
+                         ref.buffer, region(ref), b, op.where);
+  }
   void operator()(const LoadOp& o) const {
-    read(peer_of(o.peer), o.data, bytes(o, "load bytes"), o.kName);
+    const std::int64_t b = bytes(o, "load bytes");
+    read(peer_of(o.peer), o.data, b, o.kName);
+    shared(multicast_factor(r, o.multicast, "multicast"), peer_of(o.peer), o.data, b);
   }
   void operator()(const StoreOp& o) const {
     if (o.via == Via::multimem) {
@@ -63,7 +73,19 @@ struct Data {
     read(from, o.b, mul(o.k, mul(o.n, n, e), k), kind);
   }
   void operator()(const MmaOp& o) const { mma(o, std::nullopt, o.kName); }
-  void operator()(const MainloopOp& o) const { mma(o, o.peer, o.kName); }
+  void operator()(const MainloopOp& o) const {
+    mma(o, o.peer, o.kName);
+    // Multicast operands must be the same on the CTAs that share them.
+    const std::int64_t m = o.m.eval_positive(r.env, "m"), n = o.n.eval_positive(r.env, "n");
+    const std::int64_t k = o.k.eval_positive(r.env, "k"), e = models::element_bytes(o.dtype);
+    const int from = peer_of(o.peer);
+    if (o.a.buffer >= 0)
+      shared(multicast_factor(r, o.multicast_a, "multicast a"), from, o.a,
+             mul(o.k, mul(o.m, m, e), k));
+    if (o.b.buffer >= 0)
+      shared(multicast_factor(r, o.multicast_b, "multicast b"), from, o.b,
+             mul(o.k, mul(o.n, n, e), k));
+  }
   template <class Other>
   void operator()(const Other&) const {}
 };
