@@ -62,29 +62,25 @@ struct Data {
   void operator()(const ReduceOp& o) const {
     everywhere(o, [&](int q, std::int64_t b) { read(q, o.data, b, "multimem reduce"); });
   }
-  void mma(const MmaShape& o, const std::optional<Expr>& peer, const char* kind) const {
+  // A multicast's operands (share_a, share_b > 1) must be the same on the CTAs that share them.
+  void mma(const MmaShape& o, const std::optional<Expr>& peer, const char* kind,
+           std::int64_t share_a = 1, std::int64_t share_b = 1) const {
     const std::int64_t m = o.m.eval_positive(r.env, "m");
     const std::int64_t n = o.n.eval_positive(r.env, "n");
     const std::int64_t k = o.k.eval_positive(r.env, "k");
     check.add_flops(rank, mul(o.k, mul(o.n, 2 * m, n), k));
     const std::int64_t e = models::element_bytes(o.dtype);
     const int from = peer_of(peer);
-    read(from, o.a, mul(o.k, mul(o.m, m, e), k), kind);
-    read(from, o.b, mul(o.k, mul(o.n, n, e), k), kind);
+    const std::int64_t a = mul(o.k, mul(o.m, m, e), k), b = mul(o.k, mul(o.n, n, e), k);
+    read(from, o.a, a, kind);
+    read(from, o.b, b, kind);
+    if (o.a.buffer >= 0) shared(share_a, from, o.a, a);
+    if (o.b.buffer >= 0) shared(share_b, from, o.b, b);
   }
   void operator()(const MmaOp& o) const { mma(o, std::nullopt, o.kName); }
   void operator()(const MainloopOp& o) const {
-    mma(o, o.peer, o.kName);
-    // Multicast operands must be the same on the CTAs that share them.
-    const std::int64_t m = o.m.eval_positive(r.env, "m"), n = o.n.eval_positive(r.env, "n");
-    const std::int64_t k = o.k.eval_positive(r.env, "k"), e = models::element_bytes(o.dtype);
-    const int from = peer_of(o.peer);
-    if (o.a.buffer >= 0)
-      shared(multicast_factor(r, o.multicast_a, "multicast a"), from, o.a,
-             mul(o.k, mul(o.m, m, e), k));
-    if (o.b.buffer >= 0)
-      shared(multicast_factor(r, o.multicast_b, "multicast b"), from, o.b,
-             mul(o.k, mul(o.n, n, e), k));
+    mma(o, o.peer, o.kName, multicast_factor(r, o.multicast_a, "multicast a"),
+        multicast_factor(r, o.multicast_b, "multicast b"));
   }
   template <class Other>
   void operator()(const Other&) const {}
