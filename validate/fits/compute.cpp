@@ -17,7 +17,7 @@ namespace {
 // The GEMMs the tensor clock is fitted to: large enough that every SM is busy for long.
 constexpr double kLargeGemmFrom = 4096;
 
-// The mainloop of the busiest CTA of the GEMM kernel in `gemm` (validate/cases/gemm.yaml) for an
+// The mainloop of the busiest CTA of kernel `gemm` in `gemm` (validate/cases/gemm.yaml) for an
 // m x n x k GEMM on `sms` SMs: its tile (m x n) and k, the K-loops of all its tiles back to back.
 // CTA 0 of the persistent grid takes tiles 0, grid, 2 x grid, ..., so it has the most.
 struct Mainloop {
@@ -26,10 +26,12 @@ struct Mainloop {
 
 Mainloop busiest_cta(const traces::Schedule& gemm, int sms, std::int64_t m, std::int64_t n,
                      std::int64_t k) {
-  if (gemm.kernels.kernels.size() != 1)
-    throw sim::ConfigError({gemm.file, 0, 0},
-                           "expected one kernel (the GEMM the tensor clock is fitted in)");
-  const traces::KernelDef& kernel = gemm.kernels.kernels.front();
+  const int index = gemm.kernels.find("gemm");
+  if (index < 0)
+    throw sim::ConfigError(
+        {gemm.file, 0, 0},
+        "expected a kernel named 'gemm' (the GEMM the tensor clock is fitted in)");
+  const traces::KernelDef& kernel = gemm.kernels.kernels[static_cast<std::size_t>(index)];
   // The GEMM runs alone, on rank 0 of a world of 1, launched with its args' defaults; CTA 0.
   traces::Env host = traces::param_values(
       gemm,
