@@ -3,9 +3,11 @@
 
 Reads validate/data/h200-single/gemm_probe*.csv (validate/torch/gemm_clock.py --shapes: gemm.csv's
 shapes through torch, each call behind a gate kernel, the SM clock it ran at by a probe kernel
-beside it), gemm_run40.csv (gemm.cu, cublasGemmEx, on the same machine as gemm_probe.csv) and,
-when present, gemm_cu_probe.csv (gemm.cu --probe), and prints:
-  1. NVML's clock after each row against the probe's (median, min, max);
+beside it), gemm_probe_ungated_run38.csv (the same without the gate), gemm_run40.csv (gemm.cu,
+cublasGemmEx, on the same machine as gemm_probe.csv) and, when present, gemm_cu_probe.csv
+(gemm.cu --probe), and prints:
+  1. NVML's clock after each row against the probe's (median, min, max), and what the gate
+     takes out of the timed calls;
   2. the spread between the runs, row by row;
   3. the large GEMMs' rate against the probe clock: flops per SM cycle over the datasheet's
      (eta), and the rate of the L2 traffic validate/cases/gemm.yaml's tiling makes (each output
@@ -46,13 +48,11 @@ def l2_bandwidth():
 
 
 def l2_bytes(m, n, k, dtype):
-    """validate/cases/gemm.yaml's tiling: 128 x 256 tiles (128 x 128 when that gives at most half
-    as many tiles as SMs); each tile reads its A (tm x k) and B (tn x k) panels through L2."""
-    tm, tn = min(m, 128), min(n, 256)
-    if math.ceil(m / tm) * math.ceil(n / tn) * 2 <= SMS and m >= 128:
-        tn -= tn // 2
-    tiles = math.ceil(m / tm) * math.ceil(n / tn)
-    return tiles * (tm + tn) * k * (1 if dtype == "fp8" else 2)
+    """validate/cases/gemm.yaml's tiling of a large GEMM (m, n >= 4096: 128 x 256 tiles; the case
+    narrows them only for GEMMs of fewer tiles than SMs): each tile reads its A (128 x k) and B
+    (256 x k) panels through L2."""
+    tiles = math.ceil(m / 128) * math.ceil(n / 256)
+    return tiles * (128 + 256) * k * (1 if dtype == "fp8" else 2)
 
 
 def main():
@@ -71,6 +71,12 @@ def main():
           f"{max(float(r['sm_clock_probe_mhz_min']) for r in main_rows):.0f}, maximum "
           f"{min(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f}-"
           f"{max(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f} MHz")
+
+    ungated = {key(r): float(r["time_us_median"]) for r in read("gemm_probe_ungated_run38.csv")}
+    gated = {key(r): float(r["time_us_median"]) for r in runs["run 39"]}  # run 38's machine
+    extra = sorted(ungated[kk] - gated[kk] for kk in gated if gated[kk] < 200)
+    print(f"   without the gate (run 38 against run 39, one machine, calls under 200 us): "
+          f"{extra[0]:.0f}-{extra[-1]:.0f} us more per call, median {statistics.median(extra):.0f}")
 
     print("\n2. Spread between runs: time of runs 39 and 40b over run 40's, same shape and dtype")
     base = {key(r): float(r["time_us_median"]) for r in main_rows}
