@@ -12,7 +12,6 @@
 // beside every call a one-thread kernel on a second stream, started with it, spins for 80 % of the
 // call's time and divides its clock64() cycles by its %globaltimer nanoseconds (NVML's reading
 // after the call is the idle GPU's, not the running one's: validate/torch/gemm_clock.py).
-#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -107,11 +106,9 @@ int main(int argc, char** argv) {
                power = nvml.power_w(kDev);  // read while still hot
     std::string probed;
     if (probe) {
-      std::vector<double> mhz = clock_probe.clocks(o.warmup);
-      std::sort(mhz.begin(), mhz.end());
-      char buf[64] = ",,,";
-      if (!mhz.empty())
-        snprintf(buf, sizeof buf, ",%.0f,%.0f,%.0f", mhz[mhz.size() / 2], mhz.front(), mhz.back());
+      const Stats mhz = summarize(clock_probe.clocks(o.warmup));
+      char buf[64];
+      snprintf(buf, sizeof buf, ",%.0f,%.0f,%.0f", mhz.median, mhz.min, mhz.max);
       probed = buf;
     }
     int ok = check_gemm(kDev, C, m, n, n, 0, 0, ref);
