@@ -32,7 +32,7 @@
 # ran at, by a probe kernel: validate/torch/gemm_clock.py --shapes), gemm_cu_probe (gemm.cu --probe:
 # gemm.csv's own program with the probe beside each call);
 # MEASURE_ONLY="..." picks some.
-# Results: $OUT/results.tar.gz (folder h200-single/: one CSV per program plus system/*.txt) and
+# Results: $OUT/results.tar.gz (folder h200-single/, or h100-single/ when the GPU is an H100: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
 # what finished. Unpack into validate/data/ and commit; validate/data/h200-single/README.md says
 # what is what. The peer-side program (peer_sync) needs 2 GPUs and is built but not run here.
@@ -47,14 +47,19 @@ REPO=$(pwd)
 OUT=${OUT:-$REPO/measure-out}
 mkdir -p "$OUT"
 STAGE=$(mktemp -d)
-RES=$STAGE/h200-single
+# The device tool may hand out an H100 for an H200: the folder says which GPU measured.
+case "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" in
+  *H100*) SET=h100-single ;;
+  *) SET=h200-single ;;
+esac
+RES=$STAGE/$SET
 mkdir -p "$RES/system"
 exec > >(tee -a "$OUT/log.txt") 2>&1
 DEADLINE=${MEASURE_DEADLINE_S:-560}  # seconds after start; the device tool stops a command at 600
 
 pack() {
   cp "$OUT/log.txt" "$RES/system/run_log.txt" 2>/dev/null
-  tar -czf "$OUT/results.tar.gz.tmp" -C "$STAGE" h200-single && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"
+  tar -czf "$OUT/results.tar.gz.tmp" -C "$STAGE" "$SET" && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"
 }
 
 STEP_STDOUT=1
