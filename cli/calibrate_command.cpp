@@ -3,7 +3,8 @@
 // fits) and writes a hardware file that inherits the base preset. With `--host [--name N]` it
 // fits only the host's costs (launch.csv, host_api.csv of a folder measured on that host).
 // Deterministic: the same data gives the same file, byte for byte. Without -o the file is
-// printed.
+// printed. With --partial, fits whose files the folder lacks are left out (named on stderr and in
+// the file).
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -22,6 +23,7 @@ struct CalibrateOptions {
   std::string out;
   std::string base = "h200";
   bool host = false;
+  bool partial = false;
   std::string name;
 };
 
@@ -30,13 +32,17 @@ void run_calibrate(const CalibrateOptions& o) {
   std::string command = "mgsim calibrate " + o.data;
   if (o.base != "h200") command += " --base " + o.base;
   if (o.host) command += " --host";
+  if (o.partial) command += " --partial";
   if (!o.name.empty()) command += " --name " + o.name;
   // Opened before the fit: a path that cannot be written fails at once. A file already there (a
   // preset, often) stays until the new one is whole.
   std::optional<OutputFile> out;
   if (!o.out.empty()) out.emplace(o.out, "calibrated hardware", OutputFile::Older::keep);
-  validate::Calibration c = o.host ? validate::calibrate_host(o.data, o.base, command)
-                                   : validate::calibrate(o.data, o.base, command);
+  validate::Calibration c = o.host
+                                ? validate::calibrate_host(o.data, o.base, command)
+                                : validate::calibrate(o.data, o.base, command,
+                                                      validate::configured_cases_dir(), o.partial);
+  for (const std::string& n : c.left_out) std::cerr << n << "\n";
   if (!o.name.empty()) c.name = o.name;
   const std::string yaml = validate::to_yaml(c);
   if (!out) {
@@ -60,6 +66,9 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_flag("--host", opts->host,
                 "fit only the host's costs (launch.csv, host_api.csv): a host measured apart "
                 "from the GPU data");
+  cmd->add_flag("--partial", opts->partial,
+                "fit what the folder has (a machine that ran only the one-GPU programs): fits "
+                "whose files are missing are left out and named in the file and on stderr");
   cmd->add_option("--name", opts->name,
                   "the written preset's name (default <base>.calibrated, or <base>.host)");
   cmd->callback([opts] { run_calibrate(*opts); });

@@ -47,6 +47,7 @@ struct Calibration {
   std::string base;                         // the preset it overrides: "h200"
   std::vector<FittedParameter> parameters;  // in the order they are written
   std::vector<std::string> notes;           // comment lines: measured figures with no parameter
+  std::vector<std::string> left_out;        // fits not run (--partial), and why: comment lines
 };
 
 class Calibrator;  // validate/calibrator.hpp: what a fit reads and writes through
@@ -81,9 +82,13 @@ std::string configured_cases_dir();
 
 // `command` is quoted in every source (how the file was produced). `base` is a preset name or a
 // hardware file path (models::load_hardware); `cases_dir` holds the case files the fits read.
+// "{gpu}" in a fit's file name is the data folder's name (expand_data_name). With `partial` (a
+// machine that measured only some programs), a fit whose data file is missing, or that builds
+// on a parameter not fitted, is left out and named in Calibration::left_out; its parameters stay
+// the base's.
 Calibration calibrate(const std::string& data_dir, const std::string& base,
                       const std::string& command,
-                      const std::string& cases_dir = configured_cases_dir());
+                      const std::string& cases_dir = configured_cases_dir(), bool partial = false);
 // The host's fits only, as preset `<base>.host` over `base`: a host measured apart from the GPU
 // data (validate/data/h200-single/host_run36), whose costs the families measured there are
 // predicted with (the manifest's `host:`).

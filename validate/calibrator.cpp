@@ -36,6 +36,18 @@ void Calibrator::run(const Fit& fit) {
     MGSIM_CHECK(fitted_.count(p) == 1, "fit '{}' declares {} but did not write it", fit.name, p);
 }
 
+std::string Calibrator::missing_input(const Fit& fit) const {
+  for (const FitInput& f : fit.files) {
+    if (f.folder != FitInput::Folder::data) continue;
+    const std::string name = expand_data_name(f.file, data_dir_);
+    if (!std::filesystem::exists(fmt::format("{}/{}", data_dir_, name)))
+      return fmt::format("no {} in the data folder", name);
+  }
+  for (const std::string_view p : fit.fitted)
+    if (fitted_.count(p) == 0) return fmt::format("needs {}, not fitted", p);
+  return "";
+}
+
 const FitInput& Calibrator::declared_file(FitInput::Folder folder, std::string_view name) const {
   MGSIM_CHECK(running_ != nullptr, "a calibration input read outside a fit");
   const auto it =
@@ -50,7 +62,10 @@ const MeasurementTable& Calibrator::table(const std::string& name) {
   declared_file(FitInput::Folder::data, name);
   auto it = tables_.find(name);
   if (it == tables_.end())
-    it = tables_.emplace(name, MeasurementTable::load_file(data_dir_ + "/" + name)).first;
+    it = tables_
+             .emplace(name, MeasurementTable::load_file(data_dir_ + "/" +
+                                                        expand_data_name(name, data_dir_)))
+             .first;
   return it->second;
 }
 
@@ -80,7 +95,7 @@ const std::string& Calibrator::metadata(const MeasurementTable& t, std::string_v
 
 std::string Calibrator::data_path(std::string_view name) {
   declared_file(FitInput::Folder::data, name);
-  return fmt::format("{}/{}", data_dir_, name);
+  return fmt::format("{}/{}", data_dir_, expand_data_name(name, data_dir_));
 }
 
 traces::Schedule Calibrator::case_schedule(std::string_view name) {

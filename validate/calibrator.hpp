@@ -37,6 +37,9 @@ class Calibrator {
 
   // Runs `fit` and checks that it wrote every parameter it declares.
   void run(const Fit& fit);
+  // Why `fit` cannot run here: a data file it reads is not in the folder, or a parameter it
+  // builds on was not fitted ("" when it can run).
+  std::string missing_input(const Fit& fit) const;
   Calibration& result() { return out_; }
 
   // REQUIRES for all below: called from a running fit, about what it declares.
@@ -46,6 +49,8 @@ class Calibrator {
   std::size_t column(const MeasurementTable& t, std::string_view name, Unit unit);
   // Metadata key `key` of `t`; missing is a ConfigError naming the file.
   const std::string& metadata(const MeasurementTable& t, std::string_view key);
+  // File `name` as the data folder names it ("{gpu}" expanded), for sources to quote.
+  std::string data_name(std::string_view name) const { return expand_data_name(name, data_dir_); }
   // The path of file `name` in the data folder (for files that are not measurement tables).
   std::string data_path(std::string_view name);
   // Case file `name` of the cases folder, loaded.

@@ -3,6 +3,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -117,6 +118,16 @@ Unit unit_of_column(std::string_view name, const sim::SourceLocation& where) {
     }
   }
   return Unit::none;
+}
+
+std::string expand_data_name(std::string_view name, const std::string& data_dir) {
+  constexpr std::string_view kGpu = "{gpu}";
+  const std::filesystem::path dir = std::filesystem::path(data_dir).lexically_normal();
+  const std::string folder = (dir.has_filename() ? dir : dir.parent_path()).filename().string();
+  std::string out(name);
+  for (auto at = out.find(kGpu); at != std::string::npos; at = out.find(kGpu, at + folder.size()))
+    out.replace(at, kGpu.size(), folder);
+  return out;
 }
 
 MeasurementTable MeasurementTable::load_file(const std::string& path) {

@@ -31,6 +31,11 @@ const char* to_string(Unit u);
 // The unit a column name carries; a bracketed unit that is not known is a ConfigError at `where`.
 Unit unit_of_column(std::string_view name, const sim::SourceLocation& where);
 
+// A measurement folder's file named `name`, relative to the folder, with "{gpu}" standing for the
+// folder's own name: "../{gpu}-single/mlp.csv" of validate/data/h100 is "../h100-single/mlp.csv",
+// the folder of a one-GPU machine's programs beside each GPU's.
+std::string expand_data_name(std::string_view name, const std::string& data_dir);
+
 class MeasurementTable {
  public:
   static MeasurementTable load_file(const std::string& path);

@@ -33,6 +33,36 @@ TEST_CASE("the committed calibrated H200 file is what calibrate produces from th
   CHECK(mgsim::validate::to_yaml(c) == read(kSource + "/models/presets/h200.calibrated.yaml"));
 }
 
+TEST_CASE("an H100 measured on one GPU: --partial fits what it has and names what it left out") {
+  const std::string data = kSource + "/validate/data/h100";
+  const auto c = mgsim::validate::calibrate(
+      data, "h100", "mgsim calibrate validate/data/h100 --base h100 --partial",
+      mgsim::validate::configured_cases_dir(), true);
+  CHECK(mgsim::validate::to_yaml(c) == read(kSource + "/models/presets/h100.calibrated.yaml"));
+  // The fabric's fits need two GPUs: left out, each named with the file it lacks; the memory,
+  // SM, launch and tensor fits ran on the H100's own files (../h100-single/ too).
+  CHECK(c.left_out.size() == 8);
+  for (const std::string& n : c.left_out) CHECK_THAT(n, Catch::Contains("not fitted (--partial)"));
+  std::set<std::string> fitted;
+  for (const auto& p : c.parameters) fitted.insert(p.section + "." + p.key);
+  for (const char* p : {"hbm.bandwidth", "hbm.queue_delay", "l2.hit_latency", "sm.memory_rate",
+                        "sync.fence_gpu", "launch.per_cta", "sm.tensor_clock"})
+    CHECK(fitted.count(p) == 1);
+  CHECK(fitted.count("nvlink.latency") == 0);
+  // Without --partial a missing file is the error it always was.
+  CHECK_THAT(mgsim::testing::error_of([&] { mgsim::validate::calibrate(data, "h100", "x"); }),
+             Catch::Contains("flag.csv") && Catch::Contains("cannot open"));
+}
+
+TEST_CASE("the committed H100 host preset is what calibrate --host produces") {
+  auto c = mgsim::validate::calibrate_host(
+      kSource + "/validate/data/h100-single/host_again", "h100",
+      "mgsim calibrate validate/data/h100-single/host_again --base h100 --host --name "
+      "h100.single_host");
+  c.name = "h100.single_host";
+  CHECK(mgsim::validate::to_yaml(c) == read(kSource + "/models/presets/h100.single_host.yaml"));
+}
+
 TEST_CASE("the calibrated file loads and its fits agree with each other") {
   const auto hw = mgsim::models::load_hardware(kSource + "/models/presets/h200.calibrated.yaml");
   // protocol_efficiency was set to b / (links x link rate), so the copy-engine peer rate the

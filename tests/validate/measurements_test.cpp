@@ -53,6 +53,16 @@ TEST_CASE("column units: a token of the name or a bracketed unit") {
   CHECK(mgsim::validate::unit_of_column("ctas_per_sm", at) == Unit::none);
 }
 
+TEST_CASE("{gpu} in a data file's name is the measurement folder's own name") {
+  using mgsim::validate::expand_data_name;
+  CHECK(expand_data_name("../{gpu}-single/mlp.csv", "validate/data/h100") ==
+        "../h100-single/mlp.csv");
+  CHECK(expand_data_name("../{gpu}-single/mlp.csv", "/abs/data/h200/") == "../h200-single/mlp.csv");
+  CHECK(expand_data_name("{gpu}.single_host", "d/h100") == "h100.single_host");
+  CHECK(expand_data_name("hbm.csv", "d/h100") == "hbm.csv");
+  CHECK(expand_data_name("", "d/h100").empty());
+}
+
 TEST_CASE("bad measurement files name the file and line") {
   SECTION("no metadata") {
     CHECK_THAT(error_of("op,time_us\nread,1\n"),
@@ -94,6 +104,15 @@ TEST_CASE("bad measurement files name the file and line") {
                Catch::Contains("m.csv:5:1") && Catch::Contains("3 fields"));
   }
   SECTION("no header row") { CHECK_THAT(error_of(kMeta), Catch::Contains("no header row")); }
+}
+
+TEST_CASE("every committed H100 file reads") {
+  for (const char* f : {"hbm.csv", "l2.csv", "launch.csv", "gemm.csv"}) {
+    INFO(f);
+    const MeasurementTable t =
+        MeasurementTable::load_file(std::string(MGSIM_SOURCE_DIR) + "/validate/data/h100/" + f);
+    CHECK(t.rows() > 0);
+  }
 }
 
 TEST_CASE("every committed H200 file reads") {

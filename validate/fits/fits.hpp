@@ -9,9 +9,9 @@
 namespace mgsim::validate::fits {
 
 // The single-GPU measurements the fits read beside validate/data/h200 (their paths from there).
-inline constexpr const char* kMlpCsv = "../h200-single/mlp.csv";
-inline constexpr const char* kFenceCsv = "../h200-single/fence.csv";
-inline constexpr const char* kSmGroupsCsv = "../h200-single/sm_groups.csv";
+inline constexpr const char* kMlpCsv = "../{gpu}-single/mlp.csv";
+inline constexpr const char* kFenceCsv = "../{gpu}-single/fence.csv";
+inline constexpr const char* kSmGroupsCsv = "../{gpu}-single/sm_groups.csv";
 
 // links.cpp: the NVLink port and the paths over it.
 void nvlink_latency(Calibrator& c);
@@ -29,6 +29,7 @@ void l2_latency(Calibrator& c);
 void hbm_queue(Calibrator& c);
 void tma_store_add(Calibrator& c);
 void sm_pipe(Calibrator& c);
+void sm_store_add(Calibrator& c);
 
 // compute.cpp: launches, the host's API calls and the tensor pipes.
 void launch(Calibrator& c);

@@ -163,11 +163,11 @@ void far_partition(Calibrator& c) {
       rows, std::less{}, [&](std::size_t r) { return t.number(r, probe); });
   const double near_ns = t.number(*lo, probe), far_ns = t.number(*hi, probe);
   const double extra = (far_ns - near_ns) * 1e-9;
-  c.write(
-      "sync.fence_far", ps_value(extra), extra,
-      fmt::format("fit: {} lines {} (fence_gpu, each SM alone fencing its word): the slowest "
-                  "SM (line {}, {:.1f} ns) - the fastest (line {}, {:.1f} ns)",
-                  kSmGroupsCsv, lines(t, rows), t.line_of(*hi), far_ns, t.line_of(*lo), near_ns));
+  c.write("sync.fence_far", ps_value(extra), extra,
+          fmt::format("fit: {} lines {} (fence_gpu, each SM alone fencing its word): the slowest "
+                      "SM (line {}, {:.1f} ns) - the fastest (line {}, {:.1f} ns)",
+                      c.data_name(kSmGroupsCsv), lines(t, rows), t.line_of(*hi), far_ns,
+                      t.line_of(*lo), near_ns));
 }
 
 }  // namespace
@@ -216,17 +216,17 @@ void fences(Calibrator& c) {
           fmt::format("fit: {} lines {}-{} and {}-{} (gpu and system scope, warps together, one "
                       "CTA of 32-1024 threads): the most warps fencing within {:.0f} % of one "
                       "warp's time, every smaller count too",
-                      kFenceCsv, t.line_of(row_of("gpu", 1)), t.line_of(row_of("gpu", kWarp)),
-                      t.line_of(row_of("system", 1)), t.line_of(row_of("system", kWarp)),
-                      (kSameAsOne - 1) * 100));
+                      c.data_name(kFenceCsv), t.line_of(row_of("gpu", 1)),
+                      t.line_of(row_of("gpu", kWarp)), t.line_of(row_of("system", 1)),
+                      t.line_of(row_of("system", kWarp)), (kSameAsOne - 1) * 100));
   for (const char* scope : {"gpu", "system"}) {
     const std::size_t one = row_of(scope, 1), next = row_of(scope, 2 * round_warps);
     const double round = (t.number(next, fence) - t.number(one, fence)) * 1e-9;
     c.write(fmt::format("sync.fence_{}_round", scope), ps_value(round), round,
             fmt::format("fit: {} line {} ({} scope, {:.0f} warps together, one CTA: {:.3f} ns) - "
                         "line {} (one warp: {:.3f} ns): the warps past one round's take the next",
-                        kFenceCsv, t.line_of(next), scope, 2 * round_warps, t.number(next, fence),
-                        t.line_of(one), t.number(one, fence)));
+                        c.data_name(kFenceCsv), t.line_of(next), scope, 2 * round_warps,
+                        t.number(next, fence), t.line_of(one), t.number(one, fence)));
   }
   for (const char* scope : {"cta", "gpu", "system"}) {
     const std::size_t one = row_of(scope, 1), all = row_of(scope, kWarp);
@@ -236,12 +236,12 @@ void fences(Calibrator& c) {
     c.write(name, ps_value(one_s), one_s,
             fmt::format("measured: {} line {} ({} scope, warps together, one CTA of 32 threads: "
                         "{:.3f} ns{})",
-                        kFenceCsv, t.line_of(one), scope, t.number(one, fence),
+                        c.data_name(kFenceCsv), t.line_of(one), scope, t.number(one, fence),
                         one_s == 0 ? ", no slower than without the fence" : ""));
     c.write(name + "_per_warp", ps_value(per_warp), per_warp,
             fmt::format("fit: {} line {} ({} scope, warps together, one CTA of 1024 threads: "
                         "{:.3f} ns) / 32 warps",
-                        kFenceCsv, t.line_of(all), scope, t.number(all, fence)));
+                        c.data_name(kFenceCsv), t.line_of(all), scope, t.number(all, fence)));
   }
   far_partition(c);
 }

@@ -157,7 +157,7 @@ void l2_latency(Calibrator& c) {
   c.write("l2.hit_latency", ps_value(latency), latency,
           fmt::format("fit: {} lines {} (l2_read, one CTA, {:.0f} B in flight: loops that wait "
                       "once, scripts/sass_loads.py), mean of bytes in flight / rate",
-                      kMlpCsv, lines(t, fewest), least));
+                      c.data_name(kMlpCsv), lines(t, fewest), least));
 }
 
 // How a load's latency grows with the HBM's load (hbm.queue_delay, sim/fluid.hpp's queueing):
@@ -218,7 +218,7 @@ void hbm_queue(Calibrator& c) {
               "origin of the iteration's wait beyond the same shape's on one CTA, "
               "W / r_N - W / r_1, against rho / (1 - rho), rho = N r_N / hbm.bandwidth "
               "({} rows)",
-              kMlpCsv, lines(t, used), used.size()));
+              c.data_name(kMlpCsv), lines(t, used), used.size()));
 }
 
 // TMA store-adds (bulk reduce-add, bf16 and f32) on all SMs: the peer rate against a plain bulk
@@ -259,6 +259,23 @@ void tma_store_add(Calibrator& c) {
 // store rate (hbm.csv's writes on 1 - 16 SMs), a store-added byte's that over one SM's bulk
 // store-add rate from shared memory (peer_tma_reduce.csv's local rows on 1 - 16 SMs), each to
 // the nearest whole share (the model lists the pipe once per share on a flow's path).
+namespace {
+
+// `parameter` = memory_rate / unit_rate to the nearest whole share: how many of the SM memory
+// pipe's slots one unit of the measured kind (a store, a store-add) takes.
+void write_share(Calibrator& c, const MeasurementTable& t, std::string_view parameter,
+                 double memory_rate, double unit_rate, const std::string& what) {
+  const double ratio = memory_rate / unit_rate;
+  const long whole = std::lround(ratio);
+  if (whole < 1) out_of_range(t, fmt::format("{}: ratio {} below one share", parameter, ratio));
+  c.write(parameter, fmt::format("{}", whole), static_cast<double>(whole),
+          fmt::format("fit: memory_rate / {} = {:.1f} / {:.3f} GB/s = {:.3f}, to the nearest "
+                      "whole share",
+                      what, memory_rate * 1e-9, unit_rate * 1e-9, ratio));
+}
+
+}  // namespace
+
 void sm_pipe(Calibrator& c) {
   const OneCtaL2Reads reads = one_cta_l2_reads(c);  // not bound: clang 14 lambdas cannot capture
   const MeasurementTable& t = reads.t;
@@ -278,23 +295,18 @@ void sm_pipe(Calibrator& c) {
   c.write("sm.memory_rate", bw_value(rate), rate,
           fmt::format("measured: {} line {} (l2_read, one CTA, {:.0f} B in flight, whose window "
                       "over l2.hit_latency would allow {:.1f} GB/s)",
-                      kMlpCsv, t.line_of(most), t.number(most, window), latency_bound * 1e-9));
+                      c.data_name(kMlpCsv), t.line_of(most), t.number(most, window),
+                      latency_bound * 1e-9));
 
-  auto share = [&](std::string_view parameter, double unit_rate, const std::string& what) {
-    const double ratio = rate / unit_rate;
-    const long whole = std::lround(ratio);
-    if (whole < 1) out_of_range(t, fmt::format("{}: ratio {} below one share", parameter, ratio));
-    c.write(parameter, fmt::format("{}", whole), static_cast<double>(whole),
-            fmt::format("fit: memory_rate / {} = {:.1f} / {:.3f} GB/s = {:.3f}, to the nearest "
-                        "whole share",
-                        what, rate * 1e-9, unit_rate * 1e-9, ratio));
-  };
   const MeasurementTable& hbm = c.table("hbm.csv");
   const auto [writes, wf] = hbm_per_sm_rate(c, hbm, "write");
-  share("sm.store_cost", wf.coefficients[0] * 1e9,
-        fmt::format("one SM's store rate (hbm.csv lines {}, write on 1-{:.0f} SMs, least squares "
-                    "gbps = r x sms, R^2={:.6f})",
-                    lines(hbm, writes), kHbmLinearUpToSms, wf.r2));
+  write_share(c, hbm, "sm.store_cost", rate, wf.coefficients[0] * 1e9,
+              fmt::format("one SM's store rate (hbm.csv lines {}, write on 1-{:.0f} SMs, least "
+                          "squares gbps = r x sms, R^2={:.6f})",
+                          lines(hbm, writes), kHbmLinearUpToSms, wf.r2));
+}
+
+void sm_store_add(Calibrator& c) {
   const MeasurementTable& red = c.table("peer_tma_reduce.csv");
   const std::size_t sms = c.column(red, "sms", Unit::none);
   const std::size_t op = c.column(red, "op", Unit::none);
@@ -304,11 +316,12 @@ void sm_pipe(Calibrator& c) {
       });
   const FitResult af = fit_line(red, adds, sms, c.column(red, "gbps_median", Unit::gbps),
                                 LineFit::through_origin, "gbps = r x sms");
-  share("sm.store_add_cost", af.coefficients[0] * 1e9,
-        fmt::format("one SM's bulk store-add rate from shared memory (peer_tma_reduce.csv lines "
-                    "{}, local, bf16 and f32, 1-{:.0f} SMs, least squares gbps = r x sms, "
-                    "R^2={:.6f})",
-                    lines(red, adds), kHbmLinearUpToSms, af.r2));
+  write_share(c, red, "sm.store_add_cost", c.fitted("sm.memory_rate").value,
+              af.coefficients[0] * 1e9,
+              fmt::format("one SM's bulk store-add rate from shared memory (peer_tma_reduce.csv "
+                          "lines {}, local, bf16 and f32, 1-{:.0f} SMs, least squares gbps = r x "
+                          "sms, R^2={:.6f})",
+                          lines(red, adds), kHbmLinearUpToSms, af.r2));
 }
 
 }  // namespace mgsim::validate::fits
