@@ -12,10 +12,14 @@ cublasGemmEx, on the same machine as gemm_probe.csv) and, when present, gemm_cu_
   3. the large GEMMs' rate against the probe clock: flops per SM cycle over the datasheet's
      (eta), and the rate of the L2 traffic validate/cases/gemm.yaml's tiling makes (each output
      tile of 128 x 256 reads its A and B panels through L2, no multicast) at l2.bandwidth;
-  4. gemm.cu against torch on the same machine.
+  4. gemm.cu against torch on the same machine, and (gemm_cu_probe.csv) whether their clocks
+     explain the difference;
+  5. the kernels cuBLAS ran (the `kernels` column, where recorded): tiles and clusters.
+Parts whose files a folder lacks are left out (validate/data/h100-single has one run).
 Nothing is fitted.
 
-  scripts/gemm_clocks.py [L2_GBPS]    (default: the h200.calibrated preset's l2.bandwidth)
+  scripts/gemm_clocks.py [--data DIR] [L2_GBPS]
+      (default validate/data/h200-single; L2_GBPS: the <gpu>.calibrated preset's l2.bandwidth)
 """
 import csv
 import math
@@ -25,7 +29,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+ARGS = sys.argv[1:]
 DATA = ROOT / "validate/data/h200-single"
+if ARGS[:1] == ["--data"]:
+    DATA, ARGS = ROOT / ARGS[1], ARGS[2:]
+GPU = DATA.resolve().name.split("-")[0]  # h200-single -> h200
 SMS, PEAK = 132, {"bf16": 4096, "fp8": 8192}  # flops per SM cycle (datasheet, dense)
 LARGE = 4096 ** 3  # m x n x k from which a GEMM counts as large
 
@@ -40,9 +48,9 @@ def key(r):
 
 
 def l2_bandwidth():
-    if len(sys.argv) > 1:
-        return float(sys.argv[1]) * 1e9
-    text = (ROOT / "models/presets/h200.calibrated.yaml").read_text()
+    if ARGS:
+        return float(ARGS[0]) * 1e9
+    text = (ROOT / f"models/presets/{GPU}.calibrated.yaml").read_text()
     m = re.search(r"\nl2:\n  bandwidth:\n    value: ([0-9.]+)GB/s", text)
     return float(m.group(1)) * 1e9
 
@@ -56,12 +64,14 @@ def l2_bytes(m, n, k, dtype):
 
 
 def main():
-    runs = {"run 40": read("gemm_probe.csv"), "run 39": read("gemm_probe_run39.csv"),
-            "run 40b": read("gemm_probe_run40b.csv")}
+    runs = {"run 40": read("gemm_probe.csv")}
+    for name, file in (("run 39", "gemm_probe_run39.csv"), ("run 40b", "gemm_probe_run40b.csv")):
+        if (DATA / file).exists():
+            runs[name] = read(file)
     main_rows = runs["run 40"]
     l2 = l2_bandwidth()
 
-    print("1. NVML after the row against the probe beside it (gemm_probe.csv, run 40)")
+    print(f"1. NVML after the row against the probe beside it ({DATA.name}/gemm_probe.csv)")
     nvml = [float(r["sm_clock_mhz_end"]) for r in main_rows]
     probe = [float(r["sm_clock_probe_mhz_median"]) for r in main_rows]
     print(f"   NVML: {sum(v == 1980 for v in nvml)} of {len(nvml)} rows read 1980 MHz "
@@ -72,22 +82,28 @@ def main():
           f"{min(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f}-"
           f"{max(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f} MHz")
 
-    ungated = {key(r): float(r["time_us_median"]) for r in read("gemm_probe_ungated_run38.csv")}
-    gated = {key(r): float(r["time_us_median"]) for r in runs["run 39"]}  # run 38's machine
-    extra = sorted(ungated[kk] - gated[kk] for kk in gated if gated[kk] < 200)
-    print(f"   without the gate (run 38 against run 39, one machine, calls under 200 us): "
-          f"{extra[0]:.0f}-{extra[-1]:.0f} us more per call, median {statistics.median(extra):.0f}")
+    if "run 39" in runs and (DATA / "gemm_probe_ungated_run38.csv").exists():
+        ungated = {key(r): float(r["time_us_median"])
+                   for r in read("gemm_probe_ungated_run38.csv")}
+        gated = {key(r): float(r["time_us_median"]) for r in runs["run 39"]}  # run 38's machine
+        extra = sorted(ungated[kk] - gated[kk] for kk in gated if gated[kk] < 200)
+        print(f"   without the gate (run 38 against run 39, one machine, calls under 200 us): "
+              f"{extra[0]:.0f}-{extra[-1]:.0f} us more per call, median "
+              f"{statistics.median(extra):.0f}")
 
-    print("\n2. Spread between runs: time of runs 39 and 40b over run 40's, same shape and dtype")
     base = {key(r): float(r["time_us_median"]) for r in main_rows}
-    for name in ("run 39", "run 40b"):
+    others = [name for name in runs if name != "run 40"]
+    if others:
+        print("\n2. Spread between runs: time of runs 39 and 40b over run 40's, same shape and "
+              "dtype")
+    for name in others:
         d = [float(r["time_us_median"]) / base[key(r)] - 1 for r in runs[name]]
         big = [(key(r), v) for r, v in zip(runs[name], d) if abs(v) > 0.10]
         print(f"   {name}: |difference| median {100 * statistics.median(abs(v) for v in d):.1f} %, "
               f"{sum(abs(v) <= 0.05 for v in d)} of {len(d)} rows within 5 %; over 10 %: " +
               ", ".join(f"{m}x{n}x{k} {t} {100 * v:+.0f} %" for (m, n, k, t), v in big))
 
-    print("\n3. Large GEMMs (m n k >= 4096^3), run 40: rate against the probe clock")
+    print("\n3. Large GEMMs (m n k >= 4096^3), gemm_probe.csv: rate against the probe clock")
     print(f"   {'shape':>22} {'dtype':>5} {'MHz':>5} {'min':>5} {'max':>5} {'TFLOP/s':>8} "
           f"{'eta':>6} {'L2-bound TFLOP/s':>17}")
     for dtype in ("bf16", "fp8"):
@@ -113,9 +129,10 @@ def main():
               f"{min(e[2] for e in hi) * 1e-12:.0f}-{max(e[2] for e in hi) * 1e-12:.0f} TFLOP/s")
     print(f"   (L2-bound: the tiling's L2 bytes at l2.bandwidth = {l2 * 1e-9:.1f} GB/s)")
 
-    print("\n4. gemm.cu (cublasGemmEx, gemm_run40.csv) against torch (gemm_probe.csv), bf16, "
+    cu_file = "gemm_run40.csv" if (DATA / "gemm_run40.csv").exists() else "gemm_cu_probe.csv"
+    print(f"\n4. gemm.cu (cublasGemmEx, {cu_file}) against torch (gemm_probe.csv), bf16, "
           "same machine")
-    cu = {key(r): float(r["time_us_median"]) for r in read("gemm_run40.csv")}
+    cu = {key(r): float(r["time_us_median"]) for r in read(cu_file)}
     ratios = [(kk, cu[kk] / base[kk]) for kk in cu if kk in base and kk[0] * kk[1] * kk[2] >= LARGE]
     print(f"   large shapes: gemm.cu / torch {min(v for _, v in ratios):.3f}-"
           f"{max(v for _, v in ratios):.3f}, median {statistics.median(v for _, v in ratios):.3f} "
@@ -123,6 +140,13 @@ def main():
           f"{base[(8192, 8192, 8192, 'bf16')]:.1f} us")
     if (DATA / "gemm_cu_probe.csv").exists():
         rows = read("gemm_cu_probe.csv")
+        torch_mhz = {key(r): float(r["sm_clock_probe_mhz_median"]) for r in main_rows}
+        by_clock = [float(r["time_us_median"]) / base[key(r)] /
+                    (torch_mhz[key(r)] / float(r["sm_clock_probe_mhz_median"]))
+                    for r in rows if key(r) in base and math.prod(key(r)[:3]) >= LARGE]
+        print(f"   gemm_cu_probe.csv: gemm.cu / torch time over torch / gemm.cu probe clock, large "
+              f"shapes: {min(by_clock):.3f}-{max(by_clock):.3f}, median "
+              f"{statistics.median(by_clock):.3f} (1: the clock explains the difference)")
         print("   gemm_cu_probe.csv (gemm.cu --probe): shape, time, probe MHz median/min/max, eta")
         for r in rows:
             m, n, k, t = key(r)
@@ -132,6 +156,17 @@ def main():
             print(f"   {f'{m}x{n}x{k}':>22} {sec * 1e6:10.1f} {f * 1e-6:5.0f} "
                   f"{r['sm_clock_probe_mhz_min']:>5} {r['sm_clock_probe_mhz_max']:>5} "
                   f"{2 * m * n * k / sec / (SMS * PEAK[t] * f):6.3f}")
+
+    if "kernels" in main_rows[0]:
+        print("\n5. The kernels cuBLAS ran (gemm_probe.csv's `kernels`: nvjet_sm90_..._TMxTN_KTxST_"
+              "CMxCN_...)")
+        shape = re.compile(r"_(\d+)x(\d+)_(\d+)x(\d+)_(\d+)x(\d+)_")
+        for dtype in ("bf16", "fp8"):
+            names = [re.search(shape, r["kernels"]) for r in main_rows if r["dtype"] == dtype]
+            clustered = sum(int(g[5]) * int(g[6]) > 1 for g in names if g)
+            tiles = sorted({f"{g[1]}x{g[2]}" for g in names if g})
+            print(f"   {dtype}: {len(names)} rows, {clustered} in clusters of 2 CTAs, "
+                  f"{sum(g is None for g in names)} unnamed; tiles {', '.join(tiles)}")
 
 
 if __name__ == "__main__":

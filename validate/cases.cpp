@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string_view>
 #include <utility>
 
@@ -56,7 +57,18 @@ struct Group {
   std::string skip;                // when set: its rows are not predicted, and this says why
 };
 
+// Params read out of a text column by a pattern's groups (`capture`): a kernel's tile from its
+// name, say.
+struct Capture {
+  sim::SourceLocation at;
+  std::string column, pattern_text;
+  std::regex pattern;
+  std::vector<std::string> params;  // one per group of the pattern, in order
+  bool optional = false;            // a file without the column keeps the schedule's own params
+};
+
 struct Family {
+  std::optional<Capture> capture;
   Measure measure;
   sim::SourceLocation at;
   std::string data, category, schedule, measured, divide_by, status, why;
@@ -75,6 +87,29 @@ Pairs read_pairs(const sim::Node& node, const std::string& what) {
   for (auto& [k, v] : r.rest()) out.emplace_back(k, v.as_string());
   r.finish();
   return out;
+}
+
+Capture read_capture(const sim::Node& node) {
+  sim::MapReader r(node, "capture");
+  Capture c;
+  c.at = node.location();
+  c.column = r.required("column").as_string();
+  const sim::Node pattern = r.required("pattern");
+  c.pattern_text = pattern.as_string();
+  try {
+    c.pattern = std::regex(c.pattern_text);
+  } catch (const std::regex_error& e) {
+    pattern.fail(
+        fmt::format("pattern '{}': not a regular expression ({})", c.pattern_text, e.what()));
+  }
+  const sim::Node define = r.required("define");
+  for (const sim::Node& p : define.items()) c.params.push_back(p.as_string());
+  if (c.params.size() != c.pattern.mark_count())
+    define.fail(fmt::format("{} params for the pattern's {} groups: expected one per group",
+                            c.params.size(), c.pattern.mark_count()));
+  if (auto o = r.optional("optional")) c.optional = o->as_bool();
+  r.finish();
+  return c;
 }
 
 Family read_family(const sim::Node& node) {
@@ -112,6 +147,7 @@ Family read_family(const sim::Node& node) {
     sr.finish();
   }
   if (auto d = r.optional("define")) f.define = read_pairs(*d, "define");
+  if (auto c = r.optional("capture")) f.capture = read_capture(*c);
   if (auto l = r.optional("less")) f.less = read_pairs(*l, "less");
   if (auto g = r.optional("groups")) {
     for (const sim::Node& item : g->items()) {
@@ -270,16 +306,109 @@ void add_skipped(const Family& f, const std::vector<std::size_t>& skipped, Valid
   }
 }
 
+// Every row of `table` predicted by `f`'s schedules (relative to `dir`) on `machine`, into `out`.
+void predict_family(const Family& f, const MeasurementTable& table, const traces::Machine& machine,
+                    const std::filesystem::path& dir, ValidationRun& out) {
+  std::vector<traces::Schedule> schedules;
+  for (const Group& g : f.groups)
+    schedules.push_back(traces::load_schedule_file((dir / g.schedule).string()));
+  // The measured time in microseconds, or in nanoseconds (scaled to microseconds).
+  const bool in_ns = table.has_column(f.measured) &&
+                     unit_of_column(f.measured, {table.file(), 0, 0}) == Unit::nanoseconds;
+  const std::size_t measured =
+      table.column(f.measured, in_ns ? Unit::nanoseconds : Unit::microseconds);
+  const double measured_scale = in_ns ? 1e-3 : 1.0;
+  const Divisor divisor = Divisor::of(f, table, schedules);
+  std::vector<std::pair<std::string, std::size_t>> define;
+  for (const auto& [param, column] : f.define)
+    define.emplace_back(param, table.column_index(column));
+  std::vector<std::vector<std::pair<std::size_t, std::string>>> where;
+  for (const Group& g : f.groups) {
+    where.emplace_back();
+    for (const auto& [column, value] : g.where)
+      where.back().emplace_back(table.column(column, Unit::none), value);
+  }
+  std::optional<std::size_t> captured;  // the capture's column, where the file has it
+  if (f.capture && (!f.capture->optional || table.has_column(f.capture->column)))
+    captured = table.column(f.capture->column, Unit::none);
+  std::vector<std::size_t> skipped(f.groups.size());  // rows of each skipping group
+  for (std::size_t row = 0; row < table.rows(); ++row) {
+    const Group* match = nullptr;
+    const traces::Schedule* schedule = nullptr;
+    for (std::size_t g = 0; g < f.groups.size(); ++g) {
+      bool ok = true;
+      for (const auto& [c, v] : where[g]) ok = ok && table.text(row, c) == v;
+      if (!ok) continue;
+      if (match)
+        throw sim::ConfigError({table.file(), table.line_of(row), 1},
+                               fmt::format("row matched by two groups of the manifest's {} "
+                                           "family ({}:{})",
+                                           f.data, f.at.file, f.at.line));
+      match = &f.groups[g];
+      schedule = &schedules[g];
+    }
+    if (!match)
+      throw sim::ConfigError({table.file(), table.line_of(row), 1},
+                             fmt::format("no group of the manifest's {} family ({}:{}) matches "
+                                         "this row: every measured row needs a schedule",
+                                         f.data, f.at.file, f.at.line));
+    if (!match->skip.empty()) {
+      ++skipped[static_cast<std::size_t>(match - f.groups.data())];
+      continue;
+    }
+    Pairs overrides = match->set;
+    std::string label;
+    for (const auto& [c, v] : match->where) label += (label.empty() ? "" : " ") + v;
+    for (const auto& [param, column] : define) {
+      const std::string value = trim_number(table.number(row, column));
+      overrides.emplace_back(param, value);
+      label += fmt::format("{}{}={}", label.empty() ? "" : " ", param, value);
+    }
+    const sim::SourceLocation at{table.file(), table.line_of(row), 1};
+    if (captured) {
+      const std::string& text = table.text(row, *captured);
+      std::smatch groups;
+      if (!std::regex_search(text, groups, f.capture->pattern))
+        throw sim::ConfigError(at, fmt::format("{} '{}' does not match the manifest's pattern "
+                                               "'{}' ({}:{})",
+                                               f.capture->column, text, f.capture->pattern_text,
+                                               f.capture->at.file, f.capture->at.line));
+      for (std::size_t i = 0; i < f.capture->params.size(); ++i) {
+        overrides.emplace_back(f.capture->params[i], groups[i + 1].str());
+        label += fmt::format("{}{}={}", label.empty() ? "" : " ", f.capture->params[i],
+                             groups[i + 1].str());
+      }
+    }
+    double predicted = predict(*schedule, overrides, f, *match, machine, at);
+    if (!f.less.empty())
+      predicted -= predict(*schedule, with(overrides, f.less), f, *match, machine, at);
+    predicted /= divisor.at(table, row, *schedule, overrides, at);
+    out.cases.push_back({f.data, f.category, table.line_of(row), label,
+                         table.number(row, measured) * measured_scale, predicted});
+  }
+  add_skipped(f, skipped, out);
+}
+
 }  // namespace
 
 ValidationRun run_validation(const std::string& manifest_path, const std::string& data_dir,
-                             const std::string& hw_name) {
+                             const std::string& hw_name, bool partial) {
   const std::filesystem::path dir = std::filesystem::path(manifest_path).parent_path();
   const sim::Node root = sim::Node::load_file(manifest_path);
   sim::MapReader r(root, "manifest");
   const std::string topology = (dir / r.required("topology").as_string()).string();
   std::vector<Family> families;
-  for (const sim::Node& f : r.required("families").items()) families.push_back(read_family(f));
+  ValidationRun out;
+  for (const sim::Node& node : r.required("families").items()) {
+    Family f = read_family(node);
+    f.data = expand_data_name(f.data, data_dir);
+    f.host = expand_data_name(f.host, data_dir);
+    if (partial && !std::filesystem::exists(data_dir + "/" + f.data))
+      out.pending.push_back({f.data, f.category, "not measured",
+                             fmt::format("no such file in {} (--partial)", data_dir), 0});
+    else
+      families.push_back(std::move(f));
+  }
   r.finish();
 
   const traces::Machine gpu_host = traces::Machine::load(topology, {}, hw_name);
@@ -299,7 +428,6 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
     }
   }
 
-  ValidationRun out;
   for (const Family& f : families) {
     const traces::Machine& machine = f.host.empty() ? gpu_host : hosts.at(f.host);
     const MeasurementTable table = MeasurementTable::load_file(data_dir + "/" + f.data);
@@ -307,67 +435,7 @@ ValidationRun run_validation(const std::string& manifest_path, const std::string
       out.pending.push_back({f.data, f.category, f.status, f.why, table.rows()});
       continue;
     }
-    std::vector<traces::Schedule> schedules;
-    for (const Group& g : f.groups)
-      schedules.push_back(traces::load_schedule_file((dir / g.schedule).string()));
-    // The measured time in microseconds, or in nanoseconds (scaled to microseconds).
-    const bool in_ns = table.has_column(f.measured) &&
-                       unit_of_column(f.measured, {table.file(), 0, 0}) == Unit::nanoseconds;
-    const std::size_t measured =
-        table.column(f.measured, in_ns ? Unit::nanoseconds : Unit::microseconds);
-    const double measured_scale = in_ns ? 1e-3 : 1.0;
-    const Divisor divisor = Divisor::of(f, table, schedules);
-    std::vector<std::pair<std::string, std::size_t>> define;
-    for (const auto& [param, column] : f.define)
-      define.emplace_back(param, table.column_index(column));
-    std::vector<std::vector<std::pair<std::size_t, std::string>>> where;
-    for (const Group& g : f.groups) {
-      where.emplace_back();
-      for (const auto& [column, value] : g.where)
-        where.back().emplace_back(table.column(column, Unit::none), value);
-    }
-    std::vector<std::size_t> skipped(f.groups.size());  // rows of each skipping group
-    for (std::size_t row = 0; row < table.rows(); ++row) {
-      const Group* match = nullptr;
-      const traces::Schedule* schedule = nullptr;
-      for (std::size_t g = 0; g < f.groups.size(); ++g) {
-        bool ok = true;
-        for (const auto& [c, v] : where[g]) ok = ok && table.text(row, c) == v;
-        if (!ok) continue;
-        if (match)
-          throw sim::ConfigError({table.file(), table.line_of(row), 1},
-                                 fmt::format("row matched by two groups of the manifest's {} "
-                                             "family ({}:{})",
-                                             f.data, f.at.file, f.at.line));
-        match = &f.groups[g];
-        schedule = &schedules[g];
-      }
-      if (!match)
-        throw sim::ConfigError({table.file(), table.line_of(row), 1},
-                               fmt::format("no group of the manifest's {} family ({}:{}) matches "
-                                           "this row: every measured row needs a schedule",
-                                           f.data, f.at.file, f.at.line));
-      if (!match->skip.empty()) {
-        ++skipped[static_cast<std::size_t>(match - f.groups.data())];
-        continue;
-      }
-      Pairs overrides = match->set;
-      std::string label;
-      for (const auto& [c, v] : match->where) label += (label.empty() ? "" : " ") + v;
-      for (const auto& [param, column] : define) {
-        const std::string value = trim_number(table.number(row, column));
-        overrides.emplace_back(param, value);
-        label += fmt::format("{}{}={}", label.empty() ? "" : " ", param, value);
-      }
-      const sim::SourceLocation at{table.file(), table.line_of(row), 1};
-      double predicted = predict(*schedule, overrides, f, *match, machine, at);
-      if (!f.less.empty())
-        predicted -= predict(*schedule, with(overrides, f.less), f, *match, machine, at);
-      predicted /= divisor.at(table, row, *schedule, overrides, at);
-      out.cases.push_back({f.data, f.category, table.line_of(row), label,
-                           table.number(row, measured) * measured_scale, predicted});
-    }
-    add_skipped(f, skipped, out);
+    predict_family(f, table, machine, dir, out);
   }
   return out;
 }

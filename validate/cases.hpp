@@ -3,13 +3,19 @@
 //
 //   topology: h200x2.yaml              # the measured machine (relative to the manifest)
 //   families:
-//     - data: peer_ce.csv              # a file of the data folder
+//     - data: peer_ce.csv              # a file of the data folder ("{gpu}" is the folder's name:
+//                                      # ../{gpu}-single/mlp.csv, the one-GPU folder beside it)
 //       category: primitive            # primitive (fitted by calibrate) | held-out (never fitted)
 //       schedule: peer_ce.yaml         # relative to the manifest
 //       measured: us_per_copy_median   # a column in microseconds (or nanoseconds): the time
 //       divide_by: copies_per_rep      # optional count column, a number, or a param of the
 //                                      # schedule (its value in the row's run): time per loop op
 //       define: {SIZE: bytes}          # schedule param <- column, for every row
+//       capture:                       # optional: params out of a text column, one per group
+//         column: kernels              # of the pattern (std::regex, ECMAScript), searched in
+//         pattern: "_(\\d+)x(\\d+)_"     # each row: a kernel's tile from its name; a row it does
+//         define: [TILE_N, TILE_M]     # not match is an error naming the row
+//         optional: true               # a file without the column keeps the schedule's params
 //       less: {FENCE: 0}               # optional: the prediction less the same case with these
 //                                      # params (a measured difference: a loop with and without
 //                                      # its fence)
@@ -69,8 +75,11 @@ struct ValidationRun {
   std::vector<PendingFamily> pending;  // families with a status
 };
 
-// `hw` is a hardware preset name or path (models::load_hardware).
+// `hw` is a hardware preset name or path (models::load_hardware). "{gpu}" in a family's data
+// file or host stands for the data folder's name (expand_data_name). With `partial` (a folder
+// measured on a machine that ran only some programs, one GPU say), a family whose file the folder
+// lacks is listed as pending ("not measured") instead of failing the run.
 ValidationRun run_validation(const std::string& manifest_path, const std::string& data_dir,
-                             const std::string& hw);
+                             const std::string& hw, bool partial = false);
 
 }  // namespace mgsim::validate

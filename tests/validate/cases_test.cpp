@@ -39,6 +39,17 @@ std::filesystem::path make_case(const std::string& name, const std::string& fami
   return dir;
 }
 
+// Into `dir`: two.yaml, whose `short` stream delays 3 us and `long` (10 us, on its own host
+// thread) runs only with param LONG = 1 (its default `long_default`).
+void write_two_streams(const std::filesystem::path& dir, int long_default) {
+  write(dir / "two.yaml",
+        "params:\n  LONG: " + std::to_string(long_default) +
+            "\nstreams:\n"
+            "  - name: short\n    if: rank == 0\n    ops:\n      - delay: 3us\n"
+            "  - name: long\n    if: (rank == 0) * LONG\n    host: 1\n    ops:\n      - delay: "
+            "10us\n");
+}
+
 }  // namespace
 
 TEST_CASE("a case predicts the end of the named stream, or of the whole schedule") {
@@ -69,10 +80,7 @@ TEST_CASE("a case can predict a difference of two runs, measured in nanoseconds"
   // manifest's `less: {LONG: 0}` predicts the difference, 7 us, against a row of 7000 ns.
   const auto dir = std::filesystem::temp_directory_path() / "mgsim_cases_test_less";
   std::filesystem::create_directories(dir);
-  write(dir / "two.yaml",
-        "params:\n  LONG: 1\nstreams:\n"
-        "  - name: short\n    if: rank == 0\n    ops:\n      - delay: 3us\n"
-        "  - name: long\n    if: (rank == 0) * LONG\n    host: 1\n    ops:\n      - delay: 10us\n");
+  write_two_streams(dir, 1);
   write(dir / "d.csv",
         "# gpu0_name: test\n# date_utc: 2026-12-03\n# command: x\nop,time_ns_median\nx,7000\n");
   write(dir / "manifest.yaml", "topology: " + kSource +
@@ -153,4 +161,63 @@ TEST_CASE("a family measured on another host is predicted with that host's costs
                     Catch::Contains("manifest.yaml:8:11") &&
                         Catch::Contains("host no_such_host: ") &&
                         Catch::Contains("unknown hardware preset"));
+}
+
+TEST_CASE("capture reads params out of a text column: a kernel's tile from its name") {
+  // LONG comes from the kernel name's digit: k_1_x runs `long` (ends at 10 us), k_0_x not (3 us).
+  const auto dir = std::filesystem::temp_directory_path() / "mgsim_cases_test_capture";
+  std::filesystem::create_directories(dir);
+  write_two_streams(dir, 0);
+  const std::string meta = "# gpu0_name: test\n# date_utc: 2026-12-05\n# command: x\n";
+  auto manifest = [&](const std::string& capture) {
+    write(dir / "manifest.yaml", "topology: " + kSource +
+                                     "/validate/cases/h200x2.yaml\n"
+                                     "families:\n  - data: d.csv\n    category: primitive\n"
+                                     "    schedule: two.yaml\n    measured: time_us_median\n" +
+                                     capture);
+  };
+  auto run = [&] {
+    return mgsim::validate::run_validation((dir / "manifest.yaml").string(), dir.string(),
+                                           "h200.calibrated");
+  };
+  auto error = [&] {
+    try {
+      run();
+    } catch (const mgsim::sim::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string capture =
+      "    capture: {column: kernel, pattern: \"k_(\\\\d)_\", define: [LONG]}\n";
+  write(dir / "d.csv", meta + "kernel,time_us_median\nk_1_x,10\nk_0_x,3\n");
+  manifest(capture);
+  auto r = run();
+  REQUIRE(r.cases.size() == 2);
+  CHECK(r.cases[0].predicted_us == Approx(10.0));
+  CHECK(r.cases[1].predicted_us == Approx(3.0));
+  CHECK(r.cases[0].label == "LONG=1");
+
+  SECTION("a row the pattern does not match names the row") {
+    write(dir / "d.csv", meta + "kernel,time_us_median\nk_1_x,10\nnvjet,3\n");
+    CHECK_THAT(error(), Catch::Contains("d.csv:6") && Catch::Contains("'nvjet' does not match"));
+  }
+  SECTION("a bad pattern, or params that are not one per group, at the manifest") {
+    manifest("    capture: {column: kernel, pattern: \"k_(\", define: [LONG]}\n");
+    CHECK_THAT(error(),
+               Catch::Contains("manifest.yaml:7") && Catch::Contains("not a regular expression"));
+    manifest("    capture: {column: kernel, pattern: \"k_(\\\\d)_\", define: [LONG, X]}\n");
+    CHECK_THAT(error(), Catch::Contains("2 params for the pattern's 1 groups"));
+  }
+  SECTION("a file without the column: an error, unless the capture is optional") {
+    write(dir / "d.csv", meta + "op,time_us_median\nx,3\n");
+    CHECK_THAT(error(), Catch::Contains("kernel"));
+    manifest(
+        "    capture: {column: kernel, pattern: \"k_(\\\\d)_\", define: [LONG], optional: "
+        "true}\n");
+    r = run();
+    REQUIRE(r.cases.size() == 1);
+    CHECK(r.cases[0].predicted_us == Approx(3.0));  // the schedule's own LONG: 0
+  }
+  std::filesystem::remove_all(dir);
 }
