@@ -13,7 +13,8 @@ to back for at least 6 ms, the governor's first step being at sm.clock; the last
 fitted: the governor's numbers come from other rows (scripts/power_model.py), sm.tensor_clock from
 gemm.csv (bf16). Needs `mgsim` on PATH.
 
-  scripts/power_check.py [HW]     (default h200.calibrated)
+  scripts/power_check.py [--data DIR] [HW]
+      (default validate/data/h200-single and <gpu>.calibrated, <gpu> the folder's: h200)
 """
 import csv
 import json
@@ -25,7 +26,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+ARGS = sys.argv[1:]
 DATA = ROOT / "validate/data/h200-single"
+if ARGS[:1] == ["--data"]:
+    DATA, ARGS = ROOT / ARGS[1], ARGS[2:]
 CASE = ROOT / "validate/cases/gemm.yaml"
 LOCK = "power:\n  clock: CLOCK\n"
 LAUNCH = "      - record: start\n      - launch: gemm\n      - record: stop\n"
@@ -55,7 +59,7 @@ def rows(path):
 
 
 def main():
-    hw = sys.argv[1] if len(sys.argv) > 1 else "h200.calibrated"
+    hw = ARGS[0] if ARGS else DATA.resolve().name.split("-")[0] + ".calibrated"
     cases = [("power.csv", r) for r in rows(DATA / "power.csv")]
     cases += [("power_fp8.csv", r) for r in rows(DATA / "power_fp8.csv")]
     print(f"{'file':<14}{'case':<5}{'dtype':>6}{'shape':>19}{'measured us':>13}{'mgsim us':>10}"

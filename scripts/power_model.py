@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks a power-cap model of the H200's SM clock against validate/data/h200-single/power*.csv.
+"""Checks a power-cap model of the SM clock against validate/data/h200-single/power*.csv (or
+another GPU's folder: validate/data/h100-single).
 
 The model (issue 15, not yet in the simulator): board power = P0 + E(f) x flop rate + H x HBM
 byte rate, with the tensor cores' energy per flop E(f) = E_max x (f / f_max)^2 (dynamic energy
@@ -106,7 +107,8 @@ def main():
 
     taus.sort()
     window = (taus[(len(taus) - 1) // 2] + taus[len(taus) // 2]) / 2
-    print(f"\nthe power section of models/presets/h200.yaml: limit {cap:.0f}W (power_limit_w), "
+    gpu = data.resolve().name.split("-")[0]  # h200-single -> h200
+    print(f"\nthe power section of models/presets/{gpu}.yaml: limit {cap:.0f}W (power_limit_w), "
           f"idle {idle:.1f}W, static {p0:.1f}W, tensor_energy {e_max:.3f}pJ, "
           f"hbm_energy {h * 1e3:.1f}pJ, window {window:.0f}ms (median tau)")
 

@@ -234,9 +234,9 @@ TEST_CASE("preset h200: the power governor holds a sustained GEMM-like load at t
   const auto& k = hot.run.kernels.back();
   const double second_us = (k.end - k.begin).microseconds();
   CHECK(second_us == Approx(8.0e3 / x).epsilon(0.02));
-  // The schedule's start needs a power limit: h100 has none.
+  // The schedule's start needs a power limit: b200 has none.
   const Schedule s =
       load_schedule(sim::Node::load_string(compute_kernel("power: {start: limit}"), "p.yaml"));
-  static const Machine h100 = Machine::load("hgx-h200-8", {}, "h100");
-  CHECK_THROWS_AS(simulate(s, param_values(s, {}), h100), sim::ConfigError);
+  static const Machine b200 = Machine::load("hgx-h200-8", {}, "b200");
+  CHECK_THROWS_AS(simulate(s, param_values(s, {}), b200), sim::ConfigError);
 }
