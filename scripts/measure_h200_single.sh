@@ -30,7 +30,8 @@
 # mlp_warps (issue 9: mlp.cu --warps, one or two CTAs of 1-8 warps by width and unroll),
 # gemm_probe (issue 15: gemm.csv's shapes through cuBLAS in bf16 and fp8 with the SM clock they
 # ran at, by a probe kernel: validate/torch/gemm_clock.py --shapes), gemm_cu_probe (gemm.cu --probe:
-# gemm.csv's own program with the probe beside each call);
+# gemm.csv's own program with the probe beside each call), probe_check (issue 15: the probe's
+# timer and its readings alone and beside FMA load, against NVML);
 # MEASURE_ONLY="..." picks some.
 # Results: $OUT/results.tar.gz (folder h200-single/, or h100-single/ when the GPU is an H100: one CSV per program plus system/*.txt) and
 # $OUT/log.txt. The tarball is rewritten after every program, so a run cut short still returns
@@ -86,7 +87,7 @@ echo "NCCL_ROOT=${NCCL_ROOT:-none}"
 [ -n "$NCCL_ROOT" ] && export NCCL_ROOT LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 gemm host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap host_memcpy nccl_host launch hbm_mix >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 probe_check gemm host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap host_memcpy nccl_host launch hbm_mix >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
@@ -142,6 +143,7 @@ step attention 450 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attentio
 step gemm_cu_probe 120 "$BIN/gemm" --out . --probe
 step gemm_probe 240 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/gemm_clock.py" --out . \
   --shapes "$REPO/validate/data/h200/gemm.csv" --fp8
+step probe_check 60 "$BIN/probe_check" --out .
 step attention_clock 120 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention_clock.py" --out .
 
 nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >"$RES/system/clocks_end.txt" 2>&1
