@@ -50,8 +50,7 @@ TEST_CASE("each preset loads with a source for every parameter", "[models][prese
   }
 }
 
-TEST_CASE("the H200 and H100 presets have a power model and the B200 none",
-          "[models][presets]") {
+TEST_CASE("the H200 and H100 presets have a power model and the B200 none", "[models][presets]") {
   // Each fitted on its own GPU's power.csv (scripts/power_model.py); no B200 was measured.
   CHECK(load_hardware("h200").power.governed());
   CHECK(load_hardware("h100").power.governed());

@@ -98,10 +98,12 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&load, cudaStreamNonBlocking));
   // The load's steps for 30 ms: its rate alone, from one timed launch of 100k steps.
   constexpr int kProbeSteps = 100000;
-  const double step_us = time_stream(kDev, load, [&] {
-                           fma_load<<<sms - 1, 256, 0, load>>>(kProbeSteps, sink);
-                           LAUNCH_CHECK();
-                         }).median /
+  const double step_us = time_stream(kDev, load,
+                                     [&] {
+                                       fma_load<<<sms - 1, 256, 0, load>>>(kProbeSteps, sink);
+                                       LAUNCH_CHECK();
+                                     })
+                             .median /
                          kProbeSteps;
   const int steps = int(30000.0 / step_us);
   for (const int n : {16, 33, 66, 99, sms - 1}) {
