@@ -374,9 +374,15 @@ void predict_family(const Family& f, const MeasurementTable& table, const traces
                                                f.capture->column, text, f.capture->pattern_text,
                                                f.capture->at.file, f.capture->at.line));
       for (std::size_t i = 0; i < f.capture->params.size(); ++i) {
-        overrides.emplace_back(f.capture->params[i], groups[i + 1].str());
-        label += fmt::format("{}{}={}", label.empty() ? "" : " ", f.capture->params[i],
-                             groups[i + 1].str());
+        const std::string value = groups[i + 1].str();
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+          throw sim::ConfigError(
+              at, fmt::format("{} '{}': the pattern's group {} is '{}', "
+                              "expected a whole number for {} ({}:{})",
+                              f.capture->column, text, i + 1, value, f.capture->params[i],
+                              f.capture->at.file, f.capture->at.line));
+        overrides.emplace_back(f.capture->params[i], value);
+        label += fmt::format("{}{}={}", label.empty() ? "" : " ", f.capture->params[i], value);
       }
     }
     double predicted = predict(*schedule, overrides, f, *match, machine, at);

@@ -202,6 +202,11 @@ TEST_CASE("capture reads params out of a text column: a kernel's tile from its n
     write(dir / "d.csv", meta + "kernel,time_us_median\nk_1_x,10\nnvjet,3\n");
     CHECK_THAT(error(), Catch::Contains("d.csv:6") && Catch::Contains("'nvjet' does not match"));
   }
+  SECTION("a group that is not a whole number names the row") {
+    manifest("    capture: {column: kernel, pattern: \"k_(\\\\w)_\", define: [LONG]}\n");
+    write(dir / "d.csv", meta + "kernel,time_us_median\nk_x_y,3\n");
+    CHECK_THAT(error(), Catch::Contains("d.csv:5") && Catch::Contains("expected a whole number"));
+  }
   SECTION("a bad pattern, or params that are not one per group, at the manifest") {
     manifest("    capture: {column: kernel, pattern: \"k_(\", define: [LONG]}\n");
     CHECK_THAT(error(),
