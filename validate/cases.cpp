@@ -1,12 +1,12 @@
 #include "validate/cases.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string_view>
 #include <utility>
 
@@ -57,14 +57,42 @@ struct Group {
   std::string skip;                // when set: its rows are not predicted, and this says why
 };
 
-// Params read out of a text column by a pattern's groups (`capture`): a kernel's tile from its
-// name, say.
+// Params read out of a text column (`capture`): a kernel's tile from its name, say. The pattern
+// is literal text with {PARAM} slots, each matching a run of digits; a slot is followed by text
+// that starts with a non-digit, or ends the pattern, so each match is unambiguous and found in
+// one pass per start position (no backtracking).
 struct Capture {
   sim::SourceLocation at;
-  std::string column, pattern_text;
-  std::regex pattern;
-  std::vector<std::string> params;  // one per group of the pattern, in order
-  bool optional = false;            // a file without the column keeps the schedule's own params
+  std::string column, pattern;
+  // The pattern in pieces: literal text, or a slot (`param` set) that matches digits.
+  struct Piece {
+    std::string text, param;
+  };
+  std::vector<Piece> pieces;
+  bool optional = false;  // a file without the column keeps the schedule's own params
+
+  // The slots' digits where the pattern first matches `text`, in slot order; none: no match.
+  std::optional<Pairs> match(const std::string& text) const {
+    for (std::size_t start = 0; start <= text.size(); ++start) {
+      Pairs found;
+      std::size_t at = start;
+      bool ok = true;
+      for (const Piece& p : pieces) {
+        if (p.param.empty()) {
+          ok = text.compare(at, p.text.size(), p.text) == 0;
+          at += p.text.size();
+        } else {
+          const std::size_t end = std::min(text.find_first_not_of("0123456789", at), text.size());
+          ok = end > at;
+          found.emplace_back(p.param, text.substr(at, end - at));
+          at = end;
+        }
+        if (!ok) break;
+      }
+      if (ok) return found;
+    }
+    return std::nullopt;
+  }
 };
 
 struct Family {
@@ -95,18 +123,36 @@ Capture read_capture(const sim::Node& node) {
   c.at = node.location();
   c.column = r.required("column").as_string();
   const sim::Node pattern = r.required("pattern");
-  c.pattern_text = pattern.as_string();
-  try {
-    c.pattern = std::regex(c.pattern_text);
-  } catch (const std::regex_error& e) {
-    pattern.fail(
-        fmt::format("pattern '{}': not a regular expression ({})", c.pattern_text, e.what()));
+  c.pattern = pattern.as_string();
+  auto bad = [&](const std::string& why) {
+    pattern.fail(fmt::format("pattern '{}': {}", c.pattern, why));
+  };
+  for (std::size_t at = 0; at < c.pattern.size();) {
+    const std::size_t open = c.pattern.find('{', at);
+    if (open != at) {  // literal text up to the next slot
+      const std::string text = c.pattern.substr(at, open - at);
+      if (!c.pieces.empty() && std::isdigit(static_cast<unsigned char>(text[0])))
+        bad("the text after a slot starts with a digit: where the slot's digits end is unclear");
+      c.pieces.push_back({text, ""});
+      at = open == std::string::npos ? c.pattern.size() : open;
+      continue;
+    }
+    const std::size_t close = c.pattern.find('}', open);
+    if (close == std::string::npos) bad("a '{' without its '}'");
+    const std::string name = c.pattern.substr(open + 1, close - open - 1);
+    if (name.empty() ||
+        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != std::string::npos)
+      bad(fmt::format("slot '{{{}}}': expected a param name (capitals, digits, _)", name));
+    if (!c.pieces.empty() && !c.pieces.back().param.empty())
+      bad("two slots side by side: where the first one's digits end is unclear");
+    for (const Capture::Piece& p : c.pieces)
+      if (p.param == name) bad(fmt::format("slot '{{{}}}' twice", name));
+    c.pieces.push_back({"", name});
+    at = close + 1;
   }
-  const sim::Node define = r.required("define");
-  for (const sim::Node& p : define.items()) c.params.push_back(p.as_string());
-  if (c.params.size() != c.pattern.mark_count())
-    define.fail(fmt::format("{} params for the pattern's {} groups: expected one per group",
-                            c.params.size(), c.pattern.mark_count()));
+  if (std::none_of(c.pieces.begin(), c.pieces.end(),
+                   [](const Capture::Piece& p) { return !p.param.empty(); }))
+    bad("no {PARAM} slot: nothing to capture");
   if (auto o = r.optional("optional")) c.optional = o->as_bool();
   r.finish();
   return c;
@@ -367,22 +413,15 @@ void predict_family(const Family& f, const MeasurementTable& table, const traces
     const sim::SourceLocation at{table.file(), table.line_of(row), 1};
     if (captured) {
       const std::string& text = table.text(row, *captured);
-      std::smatch groups;
-      if (!std::regex_search(text, groups, f.capture->pattern))
+      const std::optional<Pairs> found = f.capture->match(text);
+      if (!found)
         throw sim::ConfigError(at, fmt::format("{} '{}' does not match the manifest's pattern "
                                                "'{}' ({}:{})",
-                                               f.capture->column, text, f.capture->pattern_text,
+                                               f.capture->column, text, f.capture->pattern,
                                                f.capture->at.file, f.capture->at.line));
-      for (std::size_t i = 0; i < f.capture->params.size(); ++i) {
-        const std::string value = groups[i + 1].str();
-        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-          throw sim::ConfigError(
-              at, fmt::format("{} '{}': the pattern's group {} is '{}', "
-                              "expected a whole number for {} ({}:{})",
-                              f.capture->column, text, i + 1, value, f.capture->params[i],
-                              f.capture->at.file, f.capture->at.line));
-        overrides.emplace_back(f.capture->params[i], value);
-        label += fmt::format("{}{}={}", label.empty() ? "" : " ", f.capture->params[i], value);
+      for (const auto& [param, value] : *found) {
+        overrides.emplace_back(param, value);
+        label += fmt::format("{}{}={}", label.empty() ? "" : " ", param, value);
       }
     }
     double predicted = predict(*schedule, overrides, f, *match, machine, at);

@@ -11,11 +11,12 @@
 //       divide_by: copies_per_rep      # optional count column, a number, or a param of the
 //                                      # schedule (its value in the row's run): time per loop op
 //       define: {SIZE: bytes}          # schedule param <- column, for every row
-//       capture:                       # optional: params out of a text column, one per group
-//         column: kernels              # of the pattern (std::regex, ECMAScript), searched in
-//         pattern: "_(\\d+)x(\\d+)_"     # each row: a kernel's tile from its name; a row it does
-//         define: [TILE_N, TILE_M]     # not match is an error naming the row
-//         optional: true               # a file without the column keeps the schedule's params
+//       capture:                       # optional: params out of a text column: a kernel's tile
+//         column: kernels              # from its name. The pattern is literal text with {PARAM}
+//         pattern: "_{TILE_N}x{TILE_M}_" # slots that match digits, found anywhere in the text;
+//         optional: true               # a row it does not match is an error naming the row. A
+//                                      # file without the column keeps the schedule's params
+//                                      # when `optional`.
 //       less: {FENCE: 0}               # optional: the prediction less the same case with these
 //                                      # params (a measured difference: a loop with and without
 //                                      # its fence)

@@ -188,8 +188,7 @@ TEST_CASE("capture reads params out of a text column: a kernel's tile from its n
     }
     return std::string("no error");
   };
-  const std::string capture =
-      "    capture: {column: kernel, pattern: \"k_(\\\\d)_\", define: [LONG]}\n";
+  const std::string capture = "    capture: {column: kernel, pattern: \"k_{LONG}_\"}\n";
   write(dir / "d.csv", meta + "kernel,time_us_median\nk_1_x,10\nk_0_x,3\n");
   manifest(capture);
   auto r = run();
@@ -202,24 +201,20 @@ TEST_CASE("capture reads params out of a text column: a kernel's tile from its n
     write(dir / "d.csv", meta + "kernel,time_us_median\nk_1_x,10\nnvjet,3\n");
     CHECK_THAT(error(), Catch::Contains("d.csv:6") && Catch::Contains("'nvjet' does not match"));
   }
-  SECTION("a group that is not a whole number names the row") {
-    manifest("    capture: {column: kernel, pattern: \"k_(\\\\w)_\", define: [LONG]}\n");
-    write(dir / "d.csv", meta + "kernel,time_us_median\nk_x_y,3\n");
-    CHECK_THAT(error(), Catch::Contains("d.csv:5") && Catch::Contains("expected a whole number"));
-  }
-  SECTION("a bad pattern, or params that are not one per group, at the manifest") {
-    manifest("    capture: {column: kernel, pattern: \"k_(\", define: [LONG]}\n");
-    CHECK_THAT(error(),
-               Catch::Contains("manifest.yaml:7") && Catch::Contains("not a regular expression"));
-    manifest("    capture: {column: kernel, pattern: \"k_(\\\\d)_\", define: [LONG, X]}\n");
-    CHECK_THAT(error(), Catch::Contains("2 params for the pattern's 1 groups"));
+  SECTION("a pattern whose slots cannot be told apart, at the manifest") {
+    for (const auto& [pattern, why] :
+         {std::pair{"k_{LONG", "without its '}'"}, std::pair{"k_{LONG}{X}", "side by side"},
+          std::pair{"k_{LONG}0", "starts with a digit"}, std::pair{"k_x", "no {PARAM} slot"},
+          std::pair{"{LONG}_{LONG}", "twice"}, std::pair{"k_{long}", "expected a param name"}}) {
+      manifest("    capture: {column: kernel, pattern: \"" + std::string(pattern) + "\"}\n");
+      INFO(pattern);
+      CHECK_THAT(error(), Catch::Contains("manifest.yaml:7") && Catch::Contains(why));
+    }
   }
   SECTION("a file without the column: an error, unless the capture is optional") {
     write(dir / "d.csv", meta + "op,time_us_median\nx,3\n");
     CHECK_THAT(error(), Catch::Contains("kernel"));
-    manifest(
-        "    capture: {column: kernel, pattern: \"k_(\\\\d)_\", define: [LONG], optional: "
-        "true}\n");
+    manifest("    capture: {column: kernel, pattern: \"k_{LONG}_\", optional: true}\n");
     r = run();
     REQUIRE(r.cases.size() == 1);
     CHECK(r.cases[0].predicted_us == Approx(3.0));  // the schedule's own LONG: 0
