@@ -14,7 +14,8 @@ cublasGemmEx, on the same machine as gemm_probe.csv) and, when present, gemm_cu_
      tile of 128 x 256 reads its A and B panels through L2, no multicast) at l2.bandwidth;
   4. gemm.cu against torch on the same machine, and (gemm_cu_probe.csv) whether their clocks
      explain the difference;
-  5. the kernels cuBLAS ran (the `kernels` column, where recorded): tiles and clusters.
+  5. the kernels cuBLAS ran (the `kernels` column, where recorded): tiles and clusters;
+  6. ParallelKittens' Table 3 shapes (M = N = 32768), for the paper's H100 numbers.
 Parts whose files a folder lacks are left out (validate/data/h100-single has one run).
 Nothing is fitted.
 
@@ -167,6 +168,16 @@ def main():
             tiles = sorted({f"{g[1]}x{g[2]}" for g in names if g})
             print(f"   {dtype}: {len(names)} rows, {clustered} in clusters of 2 CTAs, "
                   f"{sum(g is None for g in names)} unnamed; tiles {', '.join(tiles)}")
+
+    # ParallelKittens' Table 3 shapes (M = N = 32768, bf16, K = 512 ... 8192; docs/VALIDATION.md)
+    pk = [(32768, 32768, k, "bf16") for k in (512, 1024, 2048, 4096, 8192)]
+    if all(kk in base for kk in pk):
+        print("\n6. ParallelKittens' Table 3 shapes (M = N = 32768, bf16), ms: torch gated (probe MHz)"
+              + (", gemm.cu" if all(kk in cu for kk in pk) else ""))
+        mhz = {key(r): float(r["sm_clock_probe_mhz_median"]) for r in main_rows}
+        for kk in pk:
+            extra = f"  {cu[kk] * 1e-3:7.3f}" if kk in cu else ""
+            print(f"   K = {kk[2]:5d}: {base[kk] * 1e-3:7.3f} ({mhz[kk]:.0f}){extra}")
 
 
 if __name__ == "__main__":
