@@ -65,11 +65,13 @@ def l2_bytes(m, n, k, dtype):
 
 
 def main():
-    runs = {"run 40": read("gemm_probe.csv")}
-    for name, file in (("run 39", "gemm_probe_run39.csv"), ("run 40b", "gemm_probe_run40b.csv")):
-        if (DATA / file).exists():
-            runs[name] = read(file)
-    main_rows = runs["run 40"]
+    # gemm_probe.csv against the other passes of the same program in the folder
+    # (gemm_probe_runN.csv), the ungated one aside.
+    runs = {"gemm_probe.csv": read("gemm_probe.csv")}
+    for f in sorted(DATA.glob("gemm_probe_run*.csv")):
+        if "ungated" not in f.name:
+            runs[f.name] = read(f.name)
+    main_rows = runs["gemm_probe.csv"]
     l2 = l2_bandwidth()
 
     print(f"1. NVML after the row against the probe beside it ({DATA.name}/gemm_probe.csv)")
@@ -83,26 +85,36 @@ def main():
           f"{min(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f}-"
           f"{max(float(r['sm_clock_probe_mhz_max']) for r in main_rows):.0f} MHz")
 
-    if "run 39" in runs and (DATA / "gemm_probe_ungated_run38.csv").exists():
+    if "gemm_probe_run39.csv" in runs and (DATA / "gemm_probe_ungated_run38.csv").exists():
         ungated = {key(r): float(r["time_us_median"])
                    for r in read("gemm_probe_ungated_run38.csv")}
-        gated = {key(r): float(r["time_us_median"]) for r in runs["run 39"]}  # run 38's machine
+        gated = {key(r): float(r["time_us_median"])  # run 38's machine
+                 for r in runs["gemm_probe_run39.csv"]}
         extra = sorted(ungated[kk] - gated[kk] for kk in gated if gated[kk] < 200)
         print(f"   without the gate (run 38 against run 39, one machine, calls under 200 us): "
               f"{extra[0]:.0f}-{extra[-1]:.0f} us more per call, median "
               f"{statistics.median(extra):.0f}")
 
     base = {key(r): float(r["time_us_median"]) for r in main_rows}
-    others = [name for name in runs if name != "run 40"]
+    mhz = {key(r): float(r["sm_clock_probe_mhz_median"]) for r in main_rows}
+    kernel = {key(r): r.get("kernels") for r in main_rows}
+    others = [name for name in runs if name != "gemm_probe.csv"]
     if others:
-        print("\n2. Spread between runs: time of runs 39 and 40b over run 40's, same shape and "
-              "dtype")
+        print("\n2. Spread between runs: each other pass's time over gemm_probe.csv's, same shape "
+              "and dtype (rows over 10 % with the probe clock, from -> to)")
     for name in others:
-        d = [float(r["time_us_median"]) / base[key(r)] - 1 for r in runs[name]]
-        big = [(key(r), v) for r, v in zip(runs[name], d) if abs(v) > 0.10]
+        rows = runs[name]
+        d = [float(r["time_us_median"]) / base[key(r)] - 1 for r in rows]
+        big = [(r, v) for r, v in zip(rows, d) if abs(v) > 0.10]
+        named = [r for r in rows if r.get("kernels") and kernel[key(r)]]
+        same = sum(r["kernels"] == kernel[key(r)] for r in named)
         print(f"   {name}: |difference| median {100 * statistics.median(abs(v) for v in d):.1f} %, "
-              f"{sum(abs(v) <= 0.05 for v in d)} of {len(d)} rows within 5 %; over 10 %: " +
-              ", ".join(f"{m}x{n}x{k} {t} {100 * v:+.0f} %" for (m, n, k, t), v in big))
+              f"{sum(abs(v) <= 0.05 for v in d)} of {len(d)} rows within 5 %" +
+              (f"; the same kernel on {same} of {len(named)} rows" if named else "") +
+              "; over 10 %: " +
+              ", ".join(f"{m}x{n}x{k} {t} {100 * v:+.0f} % ({mhz[(m, n, k, t)]:.0f} -> "
+                        f"{float(r['sm_clock_probe_mhz_median']):.0f} MHz)"
+                        for r, v in big for (m, n, k, t) in [key(r)]))
 
     print("\n3. Large GEMMs (m n k >= 4096^3), gemm_probe.csv: rate against the probe clock")
     print(f"   {'shape':>22} {'dtype':>5} {'MHz':>5} {'min':>5} {'max':>5} {'TFLOP/s':>8} "
