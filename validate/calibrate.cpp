@@ -180,11 +180,9 @@ Calibration run_fits(const std::vector<Fit>& fits, Calibrator c, std::string nam
       c.run(fit);
       continue;
     }
-    std::string writes;
-    for (const std::string_view p : fit.writes)
-      writes += fmt::format("{}{}", writes.empty() ? "" : ", ", p);
-    c.result().left_out.push_back(fmt::format(
-        "not fitted (--partial): {} ({}): {}; the base's values stay", fit.name, writes, missing));
+    c.result().left_out.push_back(
+        fmt::format("not fitted (--partial): {} ({}): {}; the base's values stay", fit.name,
+                    fmt::join(fit.writes, ", "), missing));
   }
   Calibration out = std::move(c.result());
   out.name = std::move(name);
