@@ -3,10 +3,12 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "validate/fits/fits.hpp"
 
@@ -246,6 +248,58 @@ void fences(Calibrator& c) {
   far_partition(c);
 }
 
+namespace {
+
+// How many of one GPU's copies its engines run at once: one message cut over k streams of GPU 0
+// and copied back to back (`0to1_splitK`, stream mode) against one stream's back-to-back copies
+// of the pieces' size. With n engines the k pieces of a repetition take k t1 / min(n, k), t1 one
+// piece's time on one stream, so n = k t1 / t_split. Only pieces whose one-stream copies take
+// longer than the host's call (engine-bound: the host issues the k calls one after the other,
+// which would serialise smaller pieces whatever the engines) and where a one-stream row of the
+// piece's size exists; the rounded mean, at least 1.
+void copy_engine_count(Calibrator& c, const MeasurementTable& ce, double host) {
+  const std::size_t dir = c.column(ce, "direction", Unit::none);
+  const std::size_t streams = c.column(ce, "streams", Unit::none);
+  const std::size_t bytes = c.column(ce, "bytes", Unit::bytes);
+  const std::size_t us = c.column(ce, "us_per_copy_median", Unit::microseconds);
+  const Rows one =
+      select(c, ce, {{"direction", "0to1_push"}, {"mode", "stream"}, {"streams", "1"}});
+  auto one_stream = [&](double piece) -> std::optional<std::size_t> {
+    for (std::size_t r : one)
+      if (ce.number(r, bytes) == piece) return r;
+    return std::nullopt;
+  };
+  Rows split, matched;
+  std::vector<std::string> each;
+  double sum = 0;
+  for (std::size_t r : select(c, ce, {{"mode", "stream"}}, [&](std::size_t r) {
+         return ce.text(r, dir).rfind("0to1_split", 0) == 0;
+       })) {
+    const double k = ce.number(r, streams);
+    const std::optional<std::size_t> p = one_stream(ce.number(r, bytes) / k);
+    if (!p || ce.number(*p, us) * 1e-6 <= host) continue;
+    const double n = k * ce.number(*p, us) / ce.number(r, us);
+    split.push_back(r);
+    matched.push_back(*p);
+    each.push_back(fmt::format("{:.3f}", n));
+    sum += n;
+  }
+  if (split.empty())
+    out_of_range(ce,
+                 "no 0to1_split row in stream mode whose pieces have an engine-bound "
+                 "one-stream row (0to1_push, stream, the piece's bytes, slower than the "
+                 "host's call)");
+  const double n = std::max(1.0, std::round(sum / static_cast<double>(split.size())));
+  c.write("copy_engine.count", fmt::format("{}", n), n,
+          fmt::format("fit: peer_ce.csv lines {} (one message over k streams of GPU 0, back to "
+                      "back) against lines {} (one stream's back-to-back copies of the pieces' "
+                      "size, engine-bound: above host.memcpy), copies at once = k x t(piece) / "
+                      "t(split) = {}; the rounded mean, at least 1",
+                      lines(ce, split), lines(ce, matched), fmt::join(each, ", ")));
+}
+
+}  // namespace
+
 // Copy-engine copies from peer_ce.csv, the host's share first:
 //   host.memcpy: pushes back to back (`stream` mode) up to 256 KiB, where the host's call rate
 //     binds (the engine would take under 3 us), mean time per copy;
@@ -300,6 +354,7 @@ void copy_engine(Calibrator& c) {
           fmt::format("fit: peer_ce.csv lines {} (0to1_pull, single, 1 KiB - 256 KiB), mean of t - "
                       "host.memcpy - nvlink.latency - bytes / copy_engine.bandwidth",
                       lines(ce, pr)));
+  copy_engine_count(c, ce, host);
 }
 
 // The port: links x the link rate nvidia-smi reports; the protocol efficiency is what the copy
