@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -181,6 +182,48 @@ TEST_CASE("the far partition's fence cost is the spread of the SMs fencing alone
   const auto hw = mgsim::models::load_hardware(kSource + "/models/presets/h200.calibrated.yaml");
   // The file holds picoseconds: within half a picosecond of the measured spread.
   CHECK(hw.sync.fence_far.seconds() * 1e9 == Approx(hi - lo).margin(5e-4));
+}
+
+TEST_CASE("one H200's copies run one at a time: a message over k streams takes its pieces' time") {
+  // peer_ce.csv: direction,issuer_gpu,mode,streams,bytes,copies_per_rep,us_per_copy_median. A
+  // message cut over 4 streams and copied back to back: a round of 4 pieces. With n engines it
+  // takes the longest of ceil(4 / n) pieces' one-stream time t1 (back-to-back copies of the
+  // piece's size), one setup plus the 4 pieces through the port, and the host's 4 calls. 1 MiB
+  // and 4 MiB pieces.
+  auto us = [](const std::string& prefix) {
+    std::ifstream in(kSource + "/validate/data/h200/peer_ce.csv");
+    for (std::string line; std::getline(in, line);) {
+      if (!line.starts_with(prefix)) continue;
+      std::istringstream cells(line);
+      std::string c;
+      for (int i = 0; i <= 6; ++i) std::getline(cells, c, ',');
+      return std::stod(c) * 1e-6;
+    }
+    FAIL("no row " << prefix << " in peer_ce.csv");
+    return 0.0;
+  };
+  const auto hw = mgsim::models::load_hardware(kSource + "/models/presets/h200.calibrated.yaml");
+  const double b = static_cast<double>(hw.copy_engine.bandwidth.bytes_per_second());
+  const double host = hw.host.memcpy.seconds();
+  struct Split {
+    double piece, t1, measured;
+  };
+  const Split rows[] = {
+      {1048576, us("0to1_push,0,stream,1,1048576,"), us("0to1_split4,0,stream,4,4194304,")},
+      {4194304, us("0to1_push,0,stream,1,4194304,"), us("0to1_split4,0,stream,4,16777216,")}};
+  auto error = [&](int n) {
+    double e = 0;
+    for (const Split& w : rows) {
+      const double setup = w.t1 - w.piece / b;
+      const double t = std::max({(4 + n - 1) / n * w.t1, setup + 4 * w.piece / b, 4 * host});
+      e += std::pow(std::log(t / w.measured), 2);
+    }
+    return e;
+  };
+  // One engine is within 7 % of both rounds; two or more engines would take a third less.
+  CHECK(error(1) < 0.01);
+  for (int n = 2; n <= 4; ++n) CHECK(error(n) > 0.05);
+  CHECK(hw.copy_engine.count == 1);
 }
 
 TEST_CASE("HBM's full-chip rates are the bytes over the time less an empty launch's") {

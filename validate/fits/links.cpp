@@ -252,12 +252,13 @@ namespace {
 
 // How many of one GPU's copies its engines run at once: one message cut over k streams of GPU 0
 // and copied back to back (`0to1_splitK`, stream mode) against one stream's back-to-back copies
-// of the pieces' size. With n engines the k pieces of a repetition take k t1 / min(n, k), t1 one
-// piece's time on one stream, so n = k t1 / t_split. Only pieces whose one-stream copies take
-// longer than the host's call (engine-bound: the host issues the k calls one after the other,
-// which would serialise smaller pieces whatever the engines) and where a one-stream row of the
-// piece's size exists; the rounded mean, at least 1.
-void copy_engine_count(Calibrator& c, const MeasurementTable& ce, double host) {
+// of the pieces' size, t1 each (an engine's setup and latency s = t1 - piece / b, then the
+// transfer). With n engines a round of k pieces takes the longest of: the engines' rounds,
+// ceil(k / n) x t1; one setup and the k pieces through the port, s + k piece / b; the host's k
+// calls, k x host.memcpy. The n in 1 .. k whose times are nearest the measured ones (least
+// squares of the log ratio; the fewest engines on a tie), over the split rows whose one-stream
+// piece row exists and is engine-bound (slower than the host's call).
+void copy_engine_count(Calibrator& c, const MeasurementTable& ce, double host, double b) {
   const std::size_t dir = c.column(ce, "direction", Unit::none);
   const std::size_t streams = c.column(ce, "streams", Unit::none);
   const std::size_t bytes = c.column(ce, "bytes", Unit::bytes);
@@ -269,33 +270,61 @@ void copy_engine_count(Calibrator& c, const MeasurementTable& ce, double host) {
       if (ce.number(r, bytes) == piece) return r;
     return std::nullopt;
   };
+  struct Row {
+    double k, piece, t1, measured;
+  };
+  std::vector<Row> rows;
   Rows split, matched;
-  std::vector<std::string> each;
-  double sum = 0;
   for (std::size_t r : select(c, ce, {{"mode", "stream"}}, [&](std::size_t r) {
          return ce.text(r, dir).rfind("0to1_split", 0) == 0;
        })) {
     const double k = ce.number(r, streams);
-    const std::optional<std::size_t> p = one_stream(ce.number(r, bytes) / k);
+    const double piece = ce.number(r, bytes) / k;
+    const std::optional<std::size_t> p = one_stream(piece);
     if (!p || ce.number(*p, us) * 1e-6 <= host) continue;
-    const double n = k * ce.number(*p, us) / ce.number(r, us);
+    rows.push_back({k, piece, ce.number(*p, us) * 1e-6, ce.number(r, us) * 1e-6});
     split.push_back(r);
     matched.push_back(*p);
-    each.push_back(fmt::format("{:.3f}", n));
-    sum += n;
   }
-  if (split.empty())
+  if (rows.empty())
     out_of_range(ce,
                  "no 0to1_split row in stream mode whose pieces have an engine-bound "
                  "one-stream row (0to1_push, stream, the piece's bytes, slower than the "
                  "host's call)");
-  const double n = std::max(1.0, std::round(sum / static_cast<double>(split.size())));
-  c.write("copy_engine.count", fmt::format("{}", n), n,
+  auto time = [&](const Row& w, double n) {
+    const double setup = w.t1 - w.piece / b;
+    return std::max({std::ceil(w.k / n) * w.t1, setup + w.k * w.piece / b, w.k * host});
+  };
+  double most = 0;
+  for (const Row& w : rows) most = std::max(most, w.k);
+  double best = 1, best_error = -1;
+  std::vector<std::string> each;
+  for (double n = 1; n <= most; ++n) {
+    double error = 0;
+    std::vector<std::string> times;
+    times.reserve(rows.size());
+    for (const Row& w : rows) {
+      const double t = time(w, n);
+      error += std::pow(std::log(t / w.measured), 2);
+      times.push_back(fmt::format("{:.2f}", t * 1e6));
+    }
+    each.push_back(fmt::format("{:.0f}: {} us", n, fmt::join(times, ", ")));
+    if (best_error < 0 || error < best_error) {
+      best = n;
+      best_error = error;
+    }
+  }
+  std::vector<std::string> measured;
+  measured.reserve(rows.size());
+  for (const Row& w : rows) measured.push_back(fmt::format("{:.2f}", w.measured * 1e6));
+  c.write("copy_engine.count", fmt::format("{}", best), best,
           fmt::format("fit: peer_ce.csv lines {} (one message over k streams of GPU 0, back to "
-                      "back) against lines {} (one stream's back-to-back copies of the pieces' "
-                      "size, engine-bound: above host.memcpy), copies at once = k x t(piece) / "
-                      "t(split) = {}; the rounded mean, at least 1",
-                      lines(ce, split), lines(ce, matched), fmt::join(each, ", ")));
+                      "back: {} us per round of k pieces) against lines {} (one stream's copies of "
+                      "the pieces' size, t1), a round with n engines the longest of ceil(k / n) "
+                      "t1, setup + k piece / copy_engine.bandwidth and k host.memcpy (n = {}); "
+                      "the nearest in log",
+                      lines(ce, split), fmt::join(measured, ", "), lines(ce, matched),
+                      fmt::join(each, "; ")));
 }
 
 }  // namespace
@@ -354,7 +383,7 @@ void copy_engine(Calibrator& c) {
           fmt::format("fit: peer_ce.csv lines {} (0to1_pull, single, 1 KiB - 256 KiB), mean of t - "
                       "host.memcpy - nvlink.latency - bytes / copy_engine.bandwidth",
                       lines(ce, pr)));
-  copy_engine_count(c, ce, host);
+  copy_engine_count(c, ce, host, b);
 }
 
 // The port: links x the link rate nvidia-smi reports; the protocol efficiency is what the copy
