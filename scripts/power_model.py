@@ -68,7 +68,15 @@ def main():
           f"P0 = {p0:.1f} W (idle {idle:.1f}), E_max = {e_max:.3f} pJ/flop; "
           f"copy: H = {h * 1e3:.1f} pJ/B")
 
-    print(f"\n{'case':<18}{'shape':>22}{'eta':>7}{'f meas':>8}{'f model':>9}{'error':>8}")
+    # The clock probe beside each batch (power.cu since session 39), where the file has it: the
+    # clock the SMs ran at, which NVML's samples overstate under the cap (docs/VALIDATION.md).
+    probe = "sm_mhz_probe_median" in power[0]
+    if probe:
+        below_probe = [float(r["sm_mhz_probe_median"]) for r in below]
+        print(f"probe: the gemm_on_sms rows below the cap ran at {min(below_probe):.0f}-"
+              f"{max(below_probe):.0f} MHz (NVML {f_max:.0f})")
+    print(f"\n{'case':<18}{'shape':>22}{'eta':>7}{'f meas':>8}{'f model':>9}{'error':>8}"
+          + (f"{'probe':>7}{'NVML/probe':>11}" if probe else ""))
     for r in power:
         if r["case"] not in ("gemm", "gemm_beside_copy") or int(r["gemm_sms"]) != sms:
             continue
@@ -80,7 +88,9 @@ def main():
         x = solve_clock(cap, p0, e_max, rate_at_max, other)
         shape = f"{r['m']}x{r['n']}x{r['k']}" + (f"+copy{r['copy_ctas']}" if other else "")
         print(f"{r['case']:<18}{shape:>22}{eta:>7.3f}{f:>8.0f}{x * f_max:>9.0f}"
-              f"{(x * f_max / f - 1) * 100:>+7.1f}%")
+              f"{(x * f_max / f - 1) * 100:>+7.1f}%"
+              + (f"{float(r['sm_mhz_probe_median']):>7.0f}"
+                 f"{(f / float(r['sm_mhz_probe_median']) - 1) * 100:>+10.1f}%" if probe else ""))
 
     ramp = rows(data / "power_ramp.csv")
     print("\nramp from a cool start: boost (rate above the mean of boost and settled rates) lasts")
@@ -107,7 +117,10 @@ def main():
 
     taus.sort()
     window = (taus[(len(taus) - 1) // 2] + taus[len(taus) // 2]) / 2
-    gpu = data.resolve().name.split("-")[0]  # h200-single -> h200
+    # The GPU's folder: h200-single -> h200, also for a run's folder inside it (h200-single/run42).
+    folder = next((d for d in [data.resolve(), *data.resolve().parents]
+                   if d.name.endswith("-single")), data.resolve())
+    gpu = folder.name.split("-")[0]
     print(f"\nthe power section of models/presets/{gpu}.yaml: limit {cap:.0f}W (power_limit_w), "
           f"idle {idle:.1f}W, static {p0:.1f}W, tensor_energy {e_max:.3f}pJ, "
           f"hbm_energy {h * 1e3:.1f}pJ, window {window:.0f}ms (median tau)")
