@@ -68,7 +68,7 @@ def main():
           f"P0 = {p0:.1f} W (idle {idle:.1f}), E_max = {e_max:.3f} pJ/flop; "
           f"copy: H = {h * 1e3:.1f} pJ/B")
 
-    # The clock probe beside each batch (power.cu since session 39), where the file has it: the
+    # The clock probe beside each batch (power.cu's sm_mhz_probe_* columns), where a file has it: the
     # clock the SMs ran at, which NVML's samples overstate under the cap (docs/VALIDATION.md).
     probe = "sm_mhz_probe_median" in power[0]
     if probe:
