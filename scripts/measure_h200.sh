@@ -3,7 +3,8 @@
 #
 # Run through the device tool on kind nvidia-h200-x2 (2 H200s), from the repository root:
 #   run(kind="nvidia-h200-x2", timeout_s=600, command="bash scripts/measure_h200.sh")
-# Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm peer_reduce flag l2_contention;
+# Steps: hbm_l2 launch gemm nccl overlap peer_ce peer_sm peer_reduce flag l2_contention
+# stream_wake host_api_library (the last two into two_gpu/);
 # MEASURE_ONLY="..." picks some. NCCL's forced settings (issue 10) run only when asked, in two
 # commands of their own (each under the 10-minute limit):
 #   MEASURE_ONLY="nccl_sweep_proto_LL nccl_sweep_proto_LL128 nccl_sweep_proto_Simple
@@ -87,6 +88,13 @@ step peer_sm 240 "$BIN/peer_sm" --out .
 step peer_reduce 180 "$BIN/peer_reduce" --out .
 step flag 150 "$BIN/flag" --out .
 step l2_contention 300 "$BIN/l2_contention" --out .
+# A thread driving both GPUs (issue 9: the both-way rows of peer_ce and peer_sm are 4-10 us slower
+# than the model): a cross-GPU stream wait against a same-GPU one (stream_wake's relay rows) and
+# cudaSetDevice switching between the GPUs (host_api --library). Into two_gpu/, beside the
+# single-GPU folders' stream_wake.csv and host_api_library.csv, not among the calibrated files.
+mkdir -p "$RES/two_gpu"
+step stream_wake 60 "$BIN/stream_wake" --out two_gpu
+step host_api_library 60 "$BIN/host_api" --out two_gpu --library
 
 # NCCL's forced settings (MEASURE_ONLY="nccl_sweep"). NCCL reads NCCL_* when a communicator is
 # made, so each setting is a run of its own; sizes up to 256 MiB keep the whole sweep in one

@@ -26,7 +26,8 @@
 // cudaGetFuncBySymbol (the kernel to launch), and its launch, cudaLaunchKernelEx with the memory
 // synchronisation domain attribute and a 256-byte argument struct (NCCL's kernel arguments with
 // one collective's work inline; NCCL calls the driver's cuLaunchKernelEx, which this wraps),
-// beside a plain cudaLaunchKernel of the same kernel for the comparison on the same host.
+// beside a plain cudaLaunchKernel of the same kernel for the comparison on the same host. With
+// two GPUs also cudaSetDevice switching to GPU 1 and back (back_to_back_switch_pair, per pair).
 // `--library` runs these alone, into host_api_library.csv.
 // Streams > 1: the batch is spread round-robin over that many streams from one thread; the
 // events join all streams (each waits on the start event; the stop event waits on every stream).
@@ -410,6 +411,15 @@ void measure_sync_calls(Bench& b) {
       {"cudaStreamSynchronize", "idle_stream", [&] { CUDA_CHECK(cudaStreamSynchronize(s0)); }},
       {"cudaDeviceSynchronize", "idle_stream", [&] { CUDA_CHECK(cudaDeviceSynchronize()); }},
   };
+  // A thread driving two GPUs switches between them (NCCL's grouped calls, peer_ce.cu's and
+  // peer_sm.cu's both-way rows): one call here is a switch to GPU 1 and back, both real.
+  int devices = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&devices));
+  if (devices >= 2)
+    cases.push_back({"cudaSetDevice", "back_to_back_switch_pair", [&] {
+                       CUDA_CHECK(cudaSetDevice(kDev + 1));
+                       CUDA_CHECK(cudaSetDevice(kDev));
+                     }});
   for (auto& c : cases) {
     Row r{c.api, c.mode, 1, 0, 0, 1, calls};
     b.measure(
@@ -480,6 +490,15 @@ void measure_library_calls(Bench& b) {
          CUDA_CHECK(cudaGetFuncBySymbol(&fn, reinterpret_cast<const void*>(tick_args_kernel)));
        }},
   };
+  // A thread driving two GPUs switches between them (NCCL's grouped calls, peer_ce.cu's and
+  // peer_sm.cu's both-way rows): one call here is a switch to GPU 1 and back, both real.
+  int devices = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&devices));
+  if (devices >= 2)
+    cases.push_back({"cudaSetDevice", "back_to_back_switch_pair", [&] {
+                       CUDA_CHECK(cudaSetDevice(kDev + 1));
+                       CUDA_CHECK(cudaSetDevice(kDev));
+                     }});
   for (auto& c : cases) {
     Row r{c.api, c.mode, 1, 0, 0, 1, calls};
     b.measure(

@@ -12,6 +12,13 @@
 // The spin's own span (from its first to its last %globaltimer read) is subtracted in the event
 // rows, so they measure the event record and, crossing streams, the wake-up. The difference of a
 // cross row and its same row is what the cross-stream wait adds.
+// Relays, an event passed on and back (a third stream C on GPU 0 stamps after it, so one timer):
+//   relay_same     stream A: spin, record E1; stream B (GPU 0): wait E1, record E2; stream C:
+//                  wait E2, stamp kernel; gap = stamp - spin end
+//   relay_cross_gpu  the same with stream B on GPU 1 (two cross-GPU waits, as peer_ce.cu's and
+//                  peer_sm.cu's both-way rows make: GPU 1 starts on GPU 0's event, GPU 0 ends on
+//                  GPU 1's); only with two GPUs. (relay_cross_gpu - relay_same) / 2 is what one
+//                  cross-GPU wait adds to a same-GPU one.
 #include <cstring>
 
 #include "common.cuh"
@@ -40,6 +47,58 @@ __global__ void stamp_kernel(unsigned long long* stamps) {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   stamps[2] = t;
+}
+
+// The relay rows (header): stream A (GPU 0) spins and records E1, stream B on `relay_device`
+// waits for it and records E2, stream C (GPU 0) waits for E2 and stamps.
+void relay(Csv& csv, cudaStream_t a, unsigned long long* stamps) {
+  int devices = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&devices));
+  cudaStream_t c;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
+  cudaEvent_t e1;
+  CUDA_CHECK(cudaEventCreateWithFlags(&e1, cudaEventDisableTiming));
+  unsigned long long host[3];
+  for (const int relay_device : {kDev, kDev + 1}) {
+    if (relay_device >= devices) continue;
+    cudaStream_t b;
+    cudaEvent_t e2;
+    {
+      DeviceScope ds(relay_device);
+      CUDA_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+      CUDA_CHECK(cudaEventCreateWithFlags(&e2, cudaEventDisableTiming));
+    }
+    std::vector<double> gaps;
+    int ok = 1;
+    for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaMemset(stamps, 0, 64));
+      CUDA_CHECK(cudaDeviceSynchronize());
+      spin_kernel<<<1, 32, 0, a>>>(stamps);
+      LAUNCH_CHECK();
+      CUDA_CHECK(cudaEventRecord(e1, a));
+      CUDA_CHECK(cudaStreamWaitEvent(b, e1, 0));
+      CUDA_CHECK(cudaEventRecord(e2, b));
+      CUDA_CHECK(cudaStreamWaitEvent(c, e2, 0));
+      stamp_kernel<<<1, 32, 0, c>>>(stamps);
+      LAUNCH_CHECK();
+      const bool ahead = cudaStreamQuery(a) == cudaErrorNotReady;
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaStreamSynchronize(b));
+      CUDA_CHECK(cudaMemcpy(host, stamps, sizeof host, cudaMemcpyDeviceToHost));
+      const double spin_us = double(host[1] - host[0]) * 1e-3;
+      if (spin_us < kSpinNs * 1e-3 || !ahead || host[2] == 0) ok = 0;
+      if (rep >= kWarmup) gaps.push_back(double(static_cast<long long>(host[2] - host[1])) * 1e-3);
+    }
+    const Stats s = summarize(gaps);
+    csv.row("%s,3,%s,%d,%d", relay_device == kDev ? "relay_same" : "relay_cross_gpu",
+            stat_vals(s).c_str(), s.n, ok);
+    DeviceScope ds(relay_device);
+    CUDA_CHECK(cudaEventDestroy(e2));
+    CUDA_CHECK(cudaStreamDestroy(b));
+  }
+  CUDA_CHECK(cudaEventDestroy(e1));
+  CUDA_CHECK(cudaStreamDestroy(c));
 }
 
 }  // namespace
@@ -104,6 +163,7 @@ int main(int argc, char** argv) {
     const Stats s = summarize(gaps);
     csv.row("%s,%d,%s,%d,%d", variant, cross ? 2 : 1, stat_vals(s).c_str(), s.n, ok);
   }
+  relay(csv, a, stamps);
   CUDA_CHECK(cudaFree(stamps));
   return 0;
 }
