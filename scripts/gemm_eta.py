@@ -9,25 +9,10 @@ GEMM runs at").
   scripts/gemm_eta.py [PROBE_CSV] [GEMM_CSV]
       (default validate/data/h200-single/run41/gemm_cu_probe.csv validate/data/h200/gemm.csv)
 """
-import csv
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-FLOPS_PER_CYCLE = 4096  # bf16 dense per SM per cycle, Hopper (models/presets/h200.yaml)
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
-
-
-def meta(path, key):
-    with open(path) as f:
-        for line in f:
-            if line.startswith(f"# {key}:"):
-                return line.split(":", 1)[1].strip()
-    raise SystemExit(f"{path}: no '{key}' metadata")
+from power_model import FLOPS_PER_CYCLE, ROOT, meta, rows  # the same readers of a data file
 
 
 def eta(tflops, mhz, sms):

@@ -446,6 +446,14 @@ inline void fill_pattern(int device, void* p, size_t bytes, uint32_t seed) {
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+// Zeroes a repetition's timestamps between idle moments of the current device: the work before
+// has ended, and nothing of the repetition starts before they are clear.
+inline void clear_stamps(void* p, size_t bytes) {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemset(p, 0, bytes));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 // Poison: 0xFF bytes, which no pattern word of a small seed and no finite bf16/float value equals.
 inline void poison(int device, void* p, size_t bytes) {
   DeviceScope ds(device);

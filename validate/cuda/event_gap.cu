@@ -79,9 +79,7 @@ int main(int argc, char** argv) {
     std::vector<double> gaps;
     int ok = 1;
     for (int rep = 0; rep < kWarmup + kReps; ++rep) {
-      CUDA_CHECK(cudaDeviceSynchronize());
-      CUDA_CHECK(cudaMemset(stamps, 0, 64));
-      CUDA_CHECK(cudaDeviceSynchronize());
+      clear_stamps(stamps, 64);
       spin_ns_kernel<<<1, 32, 0, s>>>(kSpinNs);
       LAUNCH_CHECK();
       if (between) {

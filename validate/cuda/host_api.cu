@@ -411,15 +411,6 @@ void measure_sync_calls(Bench& b) {
       {"cudaStreamSynchronize", "idle_stream", [&] { CUDA_CHECK(cudaStreamSynchronize(s0)); }},
       {"cudaDeviceSynchronize", "idle_stream", [&] { CUDA_CHECK(cudaDeviceSynchronize()); }},
   };
-  // A thread driving two GPUs switches between them (NCCL's grouped calls, peer_ce.cu's and
-  // peer_sm.cu's both-way rows): one call here is a switch to GPU 1 and back, both real.
-  int devices = 0;
-  CUDA_CHECK(cudaGetDeviceCount(&devices));
-  if (devices >= 2)
-    cases.push_back({"cudaSetDevice", "back_to_back_switch_pair", [&] {
-                       CUDA_CHECK(cudaSetDevice(kDev + 1));
-                       CUDA_CHECK(cudaSetDevice(kDev));
-                     }});
   for (auto& c : cases) {
     Row r{c.api, c.mode, 1, 0, 0, 1, calls};
     b.measure(

@@ -71,9 +71,7 @@ void relay(Csv& csv, cudaStream_t a, unsigned long long* stamps) {
     std::vector<double> gaps;
     int ok = 1;
     for (int rep = 0; rep < kWarmup + kReps; ++rep) {
-      CUDA_CHECK(cudaDeviceSynchronize());
-      CUDA_CHECK(cudaMemset(stamps, 0, 64));
-      CUDA_CHECK(cudaDeviceSynchronize());
+      clear_stamps(stamps, 64);
       spin_kernel<<<1, 32, 0, a>>>(stamps);
       LAUNCH_CHECK();
       CUDA_CHECK(cudaEventRecord(e1, a));
@@ -127,9 +125,7 @@ int main(int argc, char** argv) {
     std::vector<double> gaps;
     int ok = 1;
     for (int rep = 0; rep < kWarmup + kReps; ++rep) {
-      CUDA_CHECK(cudaDeviceSynchronize());
-      CUDA_CHECK(cudaMemset(stamps, 0, 64));
-      CUDA_CHECK(cudaDeviceSynchronize());
+      clear_stamps(stamps, 64);
       if (!kernel) CUDA_CHECK(cudaEventRecord(t0, a));
       spin_kernel<<<1, 32, 0, a>>>(stamps);
       LAUNCH_CHECK();
