@@ -49,6 +49,24 @@ __global__ void stamp_kernel(unsigned long long* stamps) {
   stamps[2] = t;
 }
 
+// One repetition's stamps, read once the GPU is idle: the spin's own span, the stamp kernel's
+// start after the spin's end (gap_us, when it ran), and whether the repetition is sound: the
+// spin ran its whole span and the host had enqueued the rest (`ahead`) before it ended.
+struct Rep {
+  double spin_us = 0, gap_us = 0;
+  bool stamped = false, sound = false;
+};
+Rep read_rep(const unsigned long long* stamps, bool ahead) {
+  unsigned long long host[3];
+  CUDA_CHECK(cudaMemcpy(host, stamps, sizeof host, cudaMemcpyDeviceToHost));
+  Rep r;
+  r.spin_us = double(host[1] - host[0]) * 1e-3;
+  r.stamped = host[2] != 0;
+  r.gap_us = double(static_cast<long long>(host[2] - host[1])) * 1e-3;
+  r.sound = ahead && r.spin_us >= kSpinNs * 1e-3;
+  return r;
+}
+
 // The relay rows (header): stream A (GPU 0) spins and records E1, stream B on `relay_device`
 // waits for it and records E2, stream C (GPU 0) waits for E2 and stamps.
 void relay(Csv& csv, cudaStream_t a, unsigned long long* stamps) {
@@ -58,7 +76,6 @@ void relay(Csv& csv, cudaStream_t a, unsigned long long* stamps) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
   cudaEvent_t e1;
   CUDA_CHECK(cudaEventCreateWithFlags(&e1, cudaEventDisableTiming));
-  unsigned long long host[3];
   for (const int relay_device : {kDev, kDev + 1}) {
     if (relay_device >= devices) continue;
     cudaStream_t b;
@@ -83,10 +100,9 @@ void relay(Csv& csv, cudaStream_t a, unsigned long long* stamps) {
       const bool ahead = cudaStreamQuery(a) == cudaErrorNotReady;
       CUDA_CHECK(cudaDeviceSynchronize());
       CUDA_CHECK(cudaStreamSynchronize(b));
-      CUDA_CHECK(cudaMemcpy(host, stamps, sizeof host, cudaMemcpyDeviceToHost));
-      const double spin_us = double(host[1] - host[0]) * 1e-3;
-      if (spin_us < kSpinNs * 1e-3 || !ahead || host[2] == 0) ok = 0;
-      if (rep >= kWarmup) gaps.push_back(double(static_cast<long long>(host[2] - host[1])) * 1e-3);
+      const Rep r = read_rep(stamps, ahead);
+      if (!r.sound || !r.stamped) ok = 0;
+      if (rep >= kWarmup) gaps.push_back(r.gap_us);
     }
     const Stats s = summarize(gaps);
     csv.row("%s,3,%s,%d,%d", relay_device == kDev ? "relay_same" : "relay_cross_gpu",
@@ -116,7 +132,6 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaEventCreate(&t0));
   CUDA_CHECK(cudaEventCreate(&t1));
   unsigned long long* stamps = static_cast<unsigned long long*>(device_alloc(kDev, 64));
-  unsigned long long host[3];
 
   for (const char* variant : {"kernel_same", "kernel_cross", "event_same", "event_cross"}) {
     const bool cross = std::strstr(variant, "cross") != nullptr;
@@ -142,18 +157,16 @@ int main(int argc, char** argv) {
       // Still spinning: the host enqueued the whole repetition ahead of the GPU.
       const bool ahead = cudaStreamQuery(a) == cudaErrorNotReady;
       CUDA_CHECK(cudaDeviceSynchronize());
-      CUDA_CHECK(cudaMemcpy(host, stamps, sizeof host, cudaMemcpyDeviceToHost));
-      const double spin_us = double(host[1] - host[0]) * 1e-3;
-      double gap;
+      const Rep r = read_rep(stamps, ahead);
+      double gap = r.gap_us;
       if (kernel) {
-        gap = double(static_cast<long long>(host[2] - host[1])) * 1e-3;
-        if (host[2] == 0) ok = 0;
+        if (!r.stamped) ok = 0;
       } else {
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
-        gap = double(ms) * 1e3 - spin_us;
+        gap = double(ms) * 1e3 - r.spin_us;
       }
-      if (spin_us < kSpinNs * 1e-3 || !ahead) ok = 0;
+      if (!r.sound) ok = 0;
       if (rep >= kWarmup) gaps.push_back(gap);
     }
     const Stats s = summarize(gaps);
