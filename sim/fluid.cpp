@@ -70,6 +70,22 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   for (ResourceId r : path) {
     MGSIM_CHECK(r.value < m.resources.size(), "unknown resource id {}", r.value);
   }
+  const double static_cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
+  // Per wait: waits x (hold + q) per window is (window / waits) per (hold + q).
+  const double window_bytes =
+      window ? static_cast<double>(window->bytes.count()) / static_cast<double>(window->waits)
+             : 0.0;
+  const double hold =
+      window ? static_cast<double>(window->hold.picoseconds()) / detail::kPsPerSecond : 0.0;
+  // A flow equal to one started at this instant joins its bundle (fluid_impl.hpp, Bundles).
+  std::optional<std::uint32_t> leader;
+  std::uint64_t key = 0;
+  const bool bundles = bytes.count() > 0 && !path.empty();
+  if (bundles) {
+    m.open_instant();
+    key = m.bundle_key(path, bytes.count(), static_cap, window_bytes, hold);
+    leader = m.find_bundle(key, path, bytes.count(), static_cap, window_bytes, hold);
+  }
   std::uint32_t slot;
   if (!m.free_flows.empty()) {
     slot = m.free_flows.back();
@@ -81,22 +97,29 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   }
   Flow& f = m.flows[slot];
   f.active = true;
-  f.bytes = bytes.count();
-  f.remaining = static_cast<double>(bytes.count());
-  f.rate = 0.0;
-  f.static_cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
-  f.cap = f.static_cap;
-  // Per wait: waits x (hold + q) per window is (window / waits) per (hold + q).
-  f.window = window
-                 ? static_cast<double>(window->bytes.count()) / static_cast<double>(window->waits)
-                 : 0.0;
-  f.hold = window ? static_cast<double>(window->hold.picoseconds()) / detail::kPsPerSecond : 0.0;
-  f.last_update = m.engine.now();
   f.on_done = std::move(on_done);
-  f.epoch = 0;
   ++m.active;
   ++m.started;
   FlowId id{(static_cast<std::uint64_t>(f.generation) << 32) | (slot + 1ull)};
+  if (leader) {
+    // An alias: its callback and id; the leader carries it on every resource.
+    Flow& l = m.flows[*leader];
+    f.leader = *leader;
+    ++l.members;
+    for (std::uint32_t r : l.path) ++m.resources[r].extra_members;
+    l.aliases.push_back(slot);
+    m.mark_dirty(l.path.front());
+    return id;
+  }
+  f.bytes = bytes.count();
+  f.remaining = static_cast<double>(bytes.count());
+  f.rate = 0.0;
+  f.static_cap = static_cap;
+  f.cap = f.static_cap;
+  f.window = window_bytes;
+  f.hold = hold;
+  f.last_update = m.engine.now();
+  f.epoch = 0;
 
   if (f.window > 0.0) {
     ++m.window_flows_active;
@@ -116,6 +139,7 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   }
   if (f.window > 0.0) m.window_cap(f);
   m.mark_dirty(path[0].value);
+  m.add_bundle(key, slot);
   return id;
 }
 
@@ -123,12 +147,32 @@ bool FluidNetwork::cancel_flow(FlowId id) {
   Impl& m = *impl_;
   Flow* f = m.lookup(id);
   if (f == nullptr) return false;
-  m.advance(*f);
-  double moved = static_cast<double>(f->bytes) - f->remaining;
-  for (std::uint32_t r : f->path) m.resources[r].partial_bytes += moved;
-  m.engine.cancel(f->done_event);
-  m.detach(*f);
-  m.release(*f);
+  Flow& l = m.leader_of(*f);
+  m.advance(l);
+  double moved = static_cast<double>(l.bytes) - l.remaining;
+  for (std::uint32_t r : l.path) m.resources[r].partial_bytes += moved;
+  if (l.members == 1) {
+    // The last of its bundle: the flow ends (an alias's leader lost its own member before).
+    m.engine.cancel(l.done_event);
+    m.detach(l);
+    if (f != &l) m.release(*f);
+    m.release(l);
+    return true;
+  }
+  // One member leaves its bundle; the others go on, re-shared at once.
+  --l.members;
+  for (std::uint32_t r : l.path) --m.resources[r].extra_members;
+  m.mark_dirty(l.path.front());
+  if (f != &l) {
+    std::erase(l.aliases, m.slot_of(*f));
+    m.release(*f);
+  } else {
+    // The leader's id ends here; its slot leads on without a callback of its own.
+    l.on_done = nullptr;
+    l.headless = true;
+    ++l.generation;
+    --m.active;
+  }
   return true;
 }
 
@@ -163,8 +207,8 @@ Duration FluidNetwork::queueing_delay(ResourceId id) const {
 
 double FluidNetwork::rate(FlowId id) const {
   impl_->flush();
-  const Flow* f = impl_->lookup(id);
-  return f == nullptr ? 0.0 : f->rate;
+  Flow* f = impl_->lookup(id);
+  return f == nullptr ? 0.0 : impl_->leader_of(*f).rate;
 }
 
 std::size_t FluidNetwork::active_flows() const { return impl_->active; }
@@ -191,7 +235,7 @@ ResourceStats FluidNetwork::stats(ResourceId r) {
   for (const Member& mem : res.flows) {
     Flow& f = m.flows[mem.flow];
     m.advance(f);
-    partial += static_cast<double>(f.bytes) - f.remaining;
+    partial += (static_cast<double>(f.bytes) - f.remaining) * f.members;
   }
   ResourceStats s;
   s.bytes_carried = Bytes(res.finished_bytes + std::llround(partial));

@@ -18,6 +18,11 @@
 // every rate in a case is a whole number of bytes per second and the bytes divide exactly the
 // completion times are exact to the picosecond.
 //
+// Bundles: flows started at the same instant with the same path, bytes, cap and window are
+// solved as one flow that counts as many times (sim/detail/fluid_impl.hpp): each keeps its own
+// id, rate and callback, and ends when it would have alone; the GPU's CTAs that start one
+// multimem op together cost one flow, not 148.
+//
 // Queueing: a resource may queue (set_queueing): its delay grows with its utilisation rho as
 // an M/M/1 queue's waiting time, coefficient x rho / (1 - rho). A window flow (start_flow's
 // `window`: what it keeps in flight, Little's law) is capped at its window over its hold time

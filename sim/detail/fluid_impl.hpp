@@ -24,6 +24,18 @@
 // 50 GB/s is exactly 20'000'000 ps, not 20'000'001), and at worst ends a flow < 1 ps early.
 // With whole-number rates and bytes that divide exactly, completion times are exact.
 //
+// Bundles: flows started at one instant with the same path, bytes, cap and window get the same
+// rate at every solve until they end together (max-min fairness treats equal flows alike), so
+// the later ones join the first (start_flow) instead of being solved apart: the first flow's slot
+// is the bundle's leader, with `members` equal flows, and counts that many times on each resource
+// (its share of a resource's unfixed flows, what it takes of the capacity, rate_sum, the bytes
+// carried); each later member is an alias slot that holds only its callback and its id (rate(),
+// cancel_flow). When the leader completes, its callback runs, then its aliases' in the order they
+// joined, all at that picosecond. A bundle is joined only while none of it has moved (its
+// last_update is now and nothing is done), so a member's rate and end are exactly those it would
+// have had alone: the kernels' CTAs that start one multimem op together (a GPU's 132 or 148) are
+// one flow to the solver, not 132 over the same hundreds of links.
+//
 // Water-filling: resources sit in an indexed min-heap keyed by their fair share (remaining
 // capacity / unfixed flows, re-sifted when it changes), capped flows in a min-heap by cap (both
 // sim/detail/heap.hpp). Each
@@ -33,10 +45,13 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,7 +92,8 @@ struct Resource {
   Bandwidth capacity;
   double capacity_bps = 0.0;
   std::vector<Member> flows;
-  double rate_sum = 0.0;  // bytes/s allocated now
+  std::uint32_t extra_members = 0;  // its flows' bundles' members beyond one each
+  double rate_sum = 0.0;            // bytes/s allocated now
   // Queueing (set_queueing): the coefficient (seconds), the utilisation the last solve settled
   // at and its delay (seconds); the re-solve's bracket of the utilisation where the rates agree
   // with the delay they give.
@@ -164,11 +180,19 @@ using ShareHeap = Heap<std::uint32_t, 2, ShareLess, HeapPos>;
 // (cap, flow slot) pairs; distinct, so popped in one order whatever the heap's history.
 using CapHeap = Heap<std::pair<double, std::uint32_t>, 2, std::less<>>;
 
+inline constexpr std::uint32_t kNoLeader = UINT32_MAX;
+
 struct Flow {
   std::uint32_t generation = 1;
   bool active = false;
-  Hops path;  // resource indices
-  Hops pos;   // pos[k]: this flow's index in resources[path[k]].flows
+  // A bundle's leader (Bundles, above): `members` equal flows, its aliases' slots in join order.
+  // An alias: `leader` is its leader's slot, and it is on no resource.
+  std::uint32_t members = 1;
+  std::uint32_t leader = kNoLeader;
+  std::vector<std::uint32_t> aliases;
+  bool headless = false;  // a leader whose own member was cancelled: it carries its aliases
+  Hops path;              // resource indices
+  Hops pos;               // pos[k]: this flow's index in resources[path[k]].flows
   std::int64_t bytes = 0;
   double remaining = 0.0;
   double rate = 0.0;
@@ -237,9 +261,22 @@ struct FluidNetwork::Impl {
   // settle_queues: a queueing resource's window flows: window and hold per wait (the hold
   // besides that resource's delay), and what else limits the flow.
   struct WindowFlow {
-    double window, hold, limit;
+    double window, hold, limit, members;
   };
   std::vector<WindowFlow> window_flows;
+  // Bundles open for joining: the leaders started at the current instant, in an open-addressing
+  // table by a hash of what must be equal (start_flow; no allocation per flow). An entry counts
+  // only if its stamp is the instant's (a new instant empties the table by a new stamp); with
+  // the leader's generation, since a slot may be reused within the instant.
+  struct OpenBundle {
+    std::uint64_t key = 0;
+    std::uint64_t stamp = 0;
+    std::uint32_t slot = 0, generation = 0;
+  };
+  std::vector<OpenBundle> open_bundles;  // a power of two long, at most half full
+  std::size_t open_count = 0;
+  std::uint64_t open_stamp = 0;
+  Time bundle_time;
 
   Flow* lookup(FlowId id) {
     std::uint64_t low = id.value & 0xFFFF'FFFFull;
@@ -290,7 +327,8 @@ struct FluidNetwork::Impl {
     for (std::size_t k = 0; k < f.path.size(); ++k) {
       Resource& r = resources[f.path[k]];
       fold(r);
-      r.rate_sum -= f.rate;
+      r.rate_sum -= f.rate * f.members;
+      r.extra_members -= f.members - 1;
       std::uint32_t p = f.pos[k];
       r.flows[p] = r.flows.back();
       flows[r.flows[p].flow].pos[r.flows[p].hop] = p;
@@ -303,23 +341,42 @@ struct FluidNetwork::Impl {
   void release(Flow& f) {
     if (f.window > 0.0) --window_flows_active;
     f.window = 0.0;
+    f.members = 1;
+    f.leader = detail::kNoLeader;
+    f.aliases.clear();
     f.active = false;
     ++f.generation;
     f.path.clear();
     f.pos.clear();
     f.on_done = nullptr;
-    --active;
+    if (!f.headless) --active;
+    f.headless = false;
     free_flows.push_back(slot_of(f));
   }
 
   void complete(std::uint32_t slot) {
     Flow& f = flows[slot];
-    for (std::uint32_t r : f.path) resources[r].finished_bytes += f.bytes;
+    for (std::uint32_t r : f.path) resources[r].finished_bytes += f.bytes * f.members;
     detach(f);
-    std::function<void()> done = std::move(f.on_done);
+    std::function<void()> done = std::move(f.on_done);  // none if the leader was cancelled
+    finished += f.members;
+    if (f.aliases.empty()) {
+      release(f);
+      if (done) done();
+      return;
+    }
+    // The callbacks may start flows, which may take these slots: take everything out first.
+    const std::vector<std::uint32_t> aliases = std::move(f.aliases);
     release(f);
-    ++finished;
+    std::vector<std::function<void()>> more;
+    more.reserve(aliases.size());
+    for (std::uint32_t a : aliases) {
+      more.push_back(std::move(flows[a].on_done));
+      release(flows[a]);
+    }
     if (done) done();
+    for (auto& d : more)
+      if (d) d();
   }
 
   // Solves now instead of in the pending solve event (which is then dropped).
@@ -335,15 +392,91 @@ struct FluidNetwork::Impl {
   // component has new_rate < 0 (unfixed).
   std::size_t fix_lone_flows();
   void water_fill();
+  // Bundles (above; defined below, inline: start_flow's hot path): what a flow must share with a
+  // bundle to join it, hashed; the table opened for the current instant; the leader of an open
+  // bundle equal to such a flow (started at this instant, nothing moved); a bundle opened, led by
+  // `slot`.
+  static std::uint64_t bundle_key(std::span<const ResourceId> path, std::int64_t bytes, double cap,
+                                  double window, double hold);
+  void open_instant();
+  std::optional<std::uint32_t> find_bundle(std::uint64_t key, std::span<const ResourceId> path,
+                                           std::int64_t bytes, double cap, double window,
+                                           double hold) const;
+  void add_bundle(std::uint64_t key, std::uint32_t slot);
+  void insert_bundle(const OpenBundle& o);
   // A window flow's cap with its path's queueing delays as they stand.
   void window_cap(Flow& f) const {
     double delay = f.hold;
     for (std::uint32_t r : f.path) delay += resources[r].queue_delay;
     f.cap = std::min(f.static_cap, f.window / delay);
   }
+  // An active flow's leader: itself unless it is an alias.
+  Flow& leader_of(Flow& f) { return f.leader == detail::kNoLeader ? f : flows[f.leader]; }
   // After water_fill: finds the queueing delays of the component's queueing resources that the
   // rates they give agree with, re-filling at each step (fluid_solve.cpp).
   void settle_queues();
 };
+
+// Bundles: start_flow's look-up and registration (Bundles, above).
+
+inline std::uint64_t FluidNetwork::Impl::bundle_key(std::span<const ResourceId> path,
+                                                    std::int64_t bytes, double cap, double window,
+                                                    double hold) {
+  std::uint64_t h = 0x9E37'79B9'7F4A'7C15ull ^ static_cast<std::uint64_t>(bytes);
+  auto mix = [&h](std::uint64_t v) { h ^= v + 0x9E37'79B9'7F4A'7C15ull + (h << 6) + (h >> 2); };
+  for (ResourceId r : path) mix(r.value);
+  mix(std::bit_cast<std::uint64_t>(cap));
+  mix(std::bit_cast<std::uint64_t>(window));
+  mix(std::bit_cast<std::uint64_t>(hold));
+  return h;
+}
+
+inline void FluidNetwork::Impl::open_instant() {
+  if (bundle_time == engine.now() && open_stamp != 0) return;
+  bundle_time = engine.now();
+  ++open_stamp;  // every entry of an earlier instant is now empty
+  open_count = 0;
+}
+
+inline std::optional<std::uint32_t> FluidNetwork::Impl::find_bundle(
+    std::uint64_t key, std::span<const ResourceId> path, std::int64_t bytes, double cap,
+    double window, double hold) const {
+  if (open_bundles.empty()) return std::nullopt;
+  const std::size_t mask = open_bundles.size() - 1;
+  for (std::size_t i = key & mask; open_bundles[i].stamp == open_stamp; i = (i + 1) & mask) {
+    const OpenBundle& o = open_bundles[i];
+    if (o.key != key) continue;
+    const Flow& l = flows[o.slot];
+    // Its bytes times its members must still fit the resources' exact count of bytes carried.
+    if (!l.active || l.generation != o.generation || l.bytes != bytes || l.static_cap != cap ||
+        l.window != window || l.hold != hold || l.last_update != engine.now() ||
+        l.remaining != static_cast<double>(bytes) || l.path.size() != path.size() ||
+        l.bytes > std::numeric_limits<std::int64_t>::max() / (l.members + 1))
+      continue;
+    if (std::equal(path.begin(), path.end(), l.path.begin(),
+                   [](ResourceId r, std::uint32_t v) { return r.value == v; }))
+      return o.slot;
+  }
+  return std::nullopt;
+}
+
+inline void FluidNetwork::Impl::add_bundle(std::uint64_t key, std::uint32_t slot) {
+  if (2 * (open_count + 1) > open_bundles.size()) {
+    std::vector<OpenBundle> old = std::move(open_bundles);
+    open_bundles.assign(std::max<std::size_t>(64, 2 * old.size()), OpenBundle{});
+    open_count = 0;
+    for (const OpenBundle& o : old)
+      if (o.stamp == open_stamp) insert_bundle(o);
+  }
+  insert_bundle({key, open_stamp, slot, flows[slot].generation});
+}
+
+inline void FluidNetwork::Impl::insert_bundle(const OpenBundle& o) {
+  const std::size_t mask = open_bundles.size() - 1;
+  std::size_t i = o.key & mask;
+  while (open_bundles[i].stamp == open_stamp) i = (i + 1) & mask;  // linear probing
+  open_bundles[i] = o;
+  ++open_count;
+}
 
 }  // namespace mgsim::sim

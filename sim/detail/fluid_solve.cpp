@@ -41,10 +41,11 @@ void FluidNetwork::Impl::collect_component() {
 
 std::size_t FluidNetwork::Impl::fix_lone_flows() {
   // A flow alone on every resource of its path (an MMA on its SM's tensor pipe, say) is a
-  // component of its own: progressive filling gives it min(cap, min C_r), the smaller of its cap
-  // and the first of its resources to pop (share C_r / 1 = C_r, exact). It is fixed here, and
-  // neither it nor its resources enter water_fill's heaps; components do not interact, so every
-  // other flow gets the same rate, to the bit, as when it was filled along with them.
+  // component of its own: progressive filling gives it min(cap, min C_r / m), the smaller of its
+  // cap and the first of its resources to pop (share C_r / m, m its bundle's members: exact).
+  // It is fixed here, and neither it nor its resources enter water_fill's heaps; components do
+  // not interact, so every other flow gets the same rate, to the bit, as when it was filled
+  // along with them.
   //
   // Lone flows are found from the resources' side, so that a flow on a shared resource costs
   // no look at its path (with 10,000 flows on one link, that was a cache miss per flow). A
@@ -63,7 +64,7 @@ std::size_t FluidNetwork::Impl::fix_lone_flows() {
         alone = false;
         break;
       }
-      least = std::min(least, p.capacity_bps);
+      least = std::min(least, f.members == 1 ? p.capacity_bps : p.capacity_bps / f.members);
     }
     if (alone) {
       f.new_rate = least;
@@ -100,25 +101,27 @@ void FluidNetwork::Impl::water_fill() {
   for (std::uint32_t ri : comp_resources) {
     Resource& r = resources[ri];
     r.free_capacity = r.capacity_bps;
-    r.unfixed = static_cast<std::uint32_t>(r.flows.size());
-    if (r.unfixed == 0 || (r.unfixed == 1 && flows[r.flows.front().flow].new_rate >= 0.0)) {
+    if (r.flows.empty() || (r.flows.size() == 1 && flows[r.flows.front().flow].new_rate >= 0.0)) {
       r.unfixed = 0;  // its one flow was fixed above, alone in its component
       continue;
     }
+    r.unfixed = static_cast<std::uint32_t>(r.flows.size()) + r.extra_members;
     r.share = r.free_capacity / r.unfixed;
     heap.append(ri);
   }
   heap.heapify();
 
-  // Fixes flow f at rate x, charging every resource on its path except `skip`.
+  // Fixes flow f (its bundle's members) at rate x, charging every resource on its path except
+  // `skip`.
   auto fix = [&](Flow& f, double x, std::uint32_t skip) {
     f.new_rate = x;
     --unfixed_flows;
+    const double taken = f.members == 1 ? x : x * f.members;
     for (std::uint32_t ri : f.path) {
       if (ri == skip) continue;
       Resource& r = resources[ri];
-      r.free_capacity -= x;
-      --r.unfixed;
+      r.free_capacity -= taken;
+      r.unfixed -= f.members;
       if (r.touched != touch_stamp) {
         r.touched = touch_stamp;
         touched.push_back(ri);
@@ -192,15 +195,16 @@ void FluidNetwork::Impl::settle_queues() {
       window_flows.clear();
       for (const Member& m : r.flows) {
         const Flow& f = flows[m.flow];
-        load += f.new_rate;
+        const double members = f.members;
+        load += f.new_rate * members;
         if (f.window == 0.0) continue;
-        windowed += f.new_rate;
+        windowed += f.new_rate * members;
         // Its window and hold per wait besides this resource's delay; what else limits it (the
         // rate it has unless its window's cap binds: its static cap if it does).
         double hold = f.hold;
         for (std::uint32_t pi : f.path) hold += pi == ri ? 0.0 : resources[pi].queue_delay;
         const bool bound = f.cap < f.static_cap && f.new_rate >= f.cap * (1 - 1e-9);
-        window_flows.push_back({f.window, hold, bound ? f.static_cap : f.new_rate});
+        window_flows.push_back({f.window, hold, bound ? f.static_cap : f.new_rate, members});
       }
       const double u = r.queue_rho;
       const double measured = std::min(load / r.capacity_bps, detail::kMaxQueueRho);
@@ -221,7 +225,7 @@ void FluidNetwork::Impl::settle_queues() {
         const double delay = r.queue_coefficient * v / (1.0 - v);
         double x = other;
         for (const WindowFlow& w : window_flows)
-          x += std::min(w.limit, w.window / (w.hold + delay));
+          x += w.members * std::min(w.limit, w.window / (w.hold + delay));
         return std::min(x / r.capacity_bps, detail::kMaxQueueRho);
       };
       double a = lo, b = hi;
@@ -273,7 +277,7 @@ void FluidNetwork::Impl::solve() {
   for (std::uint32_t ri : comp_resources) {
     Resource& r = resources[ri];
     double sum = 0.0;
-    for (const Member& m : r.flows) sum += flows[m.flow].rate;
+    for (const Member& m : r.flows) sum += flows[m.flow].rate * flows[m.flow].members;
     r.rate_sum = sum;
     if (sink != nullptr && sum != r.traced_rate) {
       if (r.sink != sink) {

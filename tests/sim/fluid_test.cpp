@@ -534,3 +534,101 @@ TEST_CASE("window flows on a queueing resource settle where their rate and its d
         std::vector{r}, Bytes(1'000'000'000), std::nullopt, [] {}, w);
   CHECK(plain.rate(f) == 250e9);
 }
+
+namespace {
+
+// One scenario run twice: flows A0..A2 equal (one path, bytes, cap, window) started together
+// beside B and C, which share their link and start and end at other times. With `apart`, each
+// A also crosses a private 10 TB/s resource of its own, which never binds (the others are at
+// most 100 GB/s), so the three are no longer equal and are solved one by one. Returns each
+// flow's end and the links' bytes carried, in a fixed order.
+std::vector<std::int64_t> bundle_scenario(bool apart, std::vector<int>* order = nullptr) {
+  Engine e;
+  FluidNetwork net(e);
+  const ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  const ResourceId hbm = net.add_resource("hbm", Bandwidth::GBps(80));
+  net.set_queueing(hbm, Duration::ns(50));
+  std::vector<std::int64_t> done(5, kNone);
+  const Window w{Bytes(16'384), Duration::ns(400)};
+  for (int i = 0; i < 3; ++i) {
+    std::vector<ResourceId> path{link, hbm};
+    if (apart) path.push_back(net.add_resource(fmt::format("own{}", i), Bandwidth::GBps(10'000)));
+    net.start_flow(
+        path, Bytes(3'000'000), std::nullopt,
+        [&, i] {
+          done[static_cast<std::size_t>(i)] = e.now().picoseconds();
+          if (order) order->push_back(i);
+        },
+        w);
+  }
+  start(net, e, {link}, 1'000'000, done[3]);
+  e.schedule_at(Time::from_ps(7'000'000), [&] { start(net, e, {hbm}, 500'000, done[4]); });
+  e.run();
+  done.push_back(net.stats(link).bytes_carried.count());
+  done.push_back(net.stats(hbm).bytes_carried.count());
+  return done;
+}
+
+}  // namespace
+
+TEST_CASE("equal flows started together end, and load their resources, as they would apart") {
+  // Bundling (sim/detail/fluid_impl.hpp) is exact: the three equal flows get what three flows
+  // solved apart get, to the picosecond, through a queueing resource, a flow that ends before
+  // them and one that starts while they run.
+  std::vector<int> order;
+  const std::vector<std::int64_t> together = bundle_scenario(false, &order);
+  const std::vector<std::int64_t> apart = bundle_scenario(true);
+  CHECK(together == apart);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(together[i] > 0);
+  // Each link carried every byte of the flows that crossed it: 3 x 3 MB + 1 MB, 3 x 3 MB + 0.5.
+  CHECK(together[5] == 10'000'000);
+  CHECK(together[6] == 9'500'000);
+  // The members' callbacks run in the order they started.
+  CHECK(order == std::vector<int>{0, 1, 2});
+}
+
+TEST_CASE("a flow cancelled out of a bundle: the rest re-share, its bytes so far stay counted") {
+  // Three equal flows of 1e9 B on a 100 GB/s link: 33.3 GB/s each. At 1.5e10 ps (0.015 s) each
+  // has moved 5e8 B; cancelling the leader (the first) and then an alias (the third) leaves the
+  // second alone at 100 GB/s for its last 5e8 B: 5e9 ps more, so it ends at 2e10 ps.
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t d0, d1, d2;
+  FlowId a = start(net, e, {link}, 1'000'000'000, d0);
+  FlowId b = start(net, e, {link}, 1'000'000'000, d1);
+  FlowId c = start(net, e, {link}, 1'000'000'000, d2);
+  CHECK(net.rate(b) == Approx(1e11 / 3).epsilon(1e-12));
+  CHECK(net.active_flows() == 3);
+  e.schedule_at(Time::from_ps(15'000'000'000), [&] {
+    CHECK(net.cancel_flow(a));
+    CHECK(net.cancel_flow(c));
+    CHECK_FALSE(net.cancel_flow(a));  // its id ended, though its slot still carries b
+    CHECK(net.rate(a) == 0.0);
+    CHECK(net.rate(b) == 1e11);
+    CHECK(net.active_flows() == 1);
+  });
+  e.run();
+  CHECK(d0 == kNone);
+  CHECK(d2 == kNone);
+  CHECK(d1 == 20'000'000'000);
+  CHECK(net.flows_finished() == 1);
+  // All of b (1e9) and the 5e8 each of a and c moved before they were cancelled.
+  CHECK(net.stats(link).bytes_carried == Bytes(2'000'000'000));
+}
+
+TEST_CASE("a flow equal to one that has started moving is not bundled with it") {
+  // B starts 5e9 ps after A, equal in all but its start: each is solved as a flow of its own.
+  // A moves 5e8 B alone at 100 GB/s, then both share: A's last 5e8 B at 50 GB/s end at 1.5e10
+  // ps; B has moved 5e8 B by then and moves the rest alone: 5e9 ps more.
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t a_done, b_done;
+  start(net, e, {link}, 1'000'000'000, a_done);
+  e.schedule_at(Time::from_ps(5'000'000'000),
+                [&] { start(net, e, {link}, 1'000'000'000, b_done); });
+  e.run();
+  CHECK(a_done == 15'000'000'000);
+  CHECK(b_done == 20'000'000'000);
+}
