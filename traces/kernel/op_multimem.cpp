@@ -32,14 +32,13 @@ namespace mgsim::traces::kernel {
 
 namespace {
 
-// A store (multicast) or a reduce (in-network reduction) of `transfer`, the transfer of `op`
-// whose kind is `kind`.
-bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer, bool reduce,
-           const char* kind, std::string_view bytes_what) {
+// The path and latency of rank's multimem stores (reduce false) or reduces (true), built on the
+// first such op (`op` names it in an error) and kept in the runner.
+const Runner::MultimemRoute& multimem_route(Runner& x, int rank, bool reduce, const KernelOp& op,
+                                            const char* kind) {
+  const auto [it, fresh] = x.multimem_routes.try_emplace({rank, reduce});
+  if (!fresh) return it->second;
   const models::HardwareSpec& spec = x.spec;
-  const int rank = x.rank_of(r);
-  const std::int64_t bytes = eval_transfer_bytes(transfer.bytes, r.env, bytes_what);
-  r.traced_bytes = bytes;
   if ((reduce && !spec.nvswitch.reduction) || (!reduce && !spec.nvswitch.multicast))
     throw sim::ConfigError(op.where,
                            fmt::format("multimem {} needs NVSwitch {}, which {} lacks", kind,
@@ -65,16 +64,12 @@ bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer
                                          s, d));
     return route;
   };
-  const int other = (rank + 1) % x.world;
-  const PeerRoute mine = route_of(rank, other);
-  const Duration latency = mine.latency + spec.nvswitch.latency;
-  const Bandwidth cap = window_rate(ldst_window(r, transfer), latency);
-  if (transfer.own_warp)
-    hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);  // multimem is an ld/st instruction
+  const PeerRoute mine = route_of(rank, (rank + 1) % x.world);
+  Runner::MultimemRoute& out = it->second;
+  out.latency = mine.latency + spec.nvswitch.latency;
   // One flow over every resource the op crosses: the switch replicates (st) and reduces
   // (ld_reduce) in lockstep, so every member's share moves at the op's one rate.
-  std::vector<sim::ResourceId>& path = r.scratch;
-  path.clear();
+  std::vector<sim::ResourceId>& path = out.path;
   // GPU q's NVLink into the switch (out) or from it (in), then its ld/st port that way.
   const auto nvlink = [&](int q, models::PortDirection dir) {
     const int next = (q + 1) % x.world;
@@ -82,16 +77,30 @@ bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer
                                                      : route_of(next, q).resources.back());
     if (const auto port = x.gpu(q).peer_port(models::PeerPath::ldst, dir)) path.push_back(*port);
   };
-  const auto out = reduce ? models::PortDirection::out : models::PortDirection::in;
+  const auto way = reduce ? models::PortDirection::out : models::PortDirection::in;
   for (int q = 0; q < x.world; ++q) {
-    nvlink(q, out);
+    nvlink(q, way);
     path.push_back(x.gpu(q).hbm());
   }
   nvlink(rank, reduce ? models::PortDirection::in : models::PortDirection::out);
+  return out;
+}
+
+// A store (multicast) or a reduce (in-network reduction) of `transfer`, the transfer of `op`
+// whose kind is `kind`.
+bool start(Runner& x, RoleRun& r, const KernelOp& op, const TransferOp& transfer, bool reduce,
+           const char* kind, std::string_view bytes_what) {
+  const int rank = x.rank_of(r);
+  const std::int64_t bytes = eval_transfer_bytes(transfer.bytes, r.env, bytes_what);
+  r.traced_bytes = bytes;
+  const Runner::MultimemRoute& route = multimem_route(x, rank, reduce, op, kind);
+  const Bandwidth cap = window_rate(ldst_window(r, transfer), route.latency);
+  if (transfer.own_warp)
+    hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);  // multimem is an ld/st instruction
   begin_phases(r);
-  add_phase(r, latency);
-  add_flow(r, path.front(), std::span(path).subspan(1), Bytes(bytes),
-           reduce ? std::min(cap, spec.nvswitch.reduction_bandwidth) : cap);
+  add_phase(r, route.latency);
+  add_shared_flow(r, route.path, Bytes(bytes),
+                  reduce ? std::min(cap, x.spec.nvswitch.reduction_bandwidth) : cap);
   run_phases(x, r);
   return false;
 }

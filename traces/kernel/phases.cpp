@@ -30,7 +30,8 @@ void start_phase(Runner& x, RoleRun& r) {
   for (std::size_t i = p.first; i < p.first + p.count; ++i) {
     const FlowSpec& f = r.flows[i];
     x.net.start_flow(
-        f.path, f.bytes, f.cap,
+        f.shared_path.empty() ? std::span<const sim::ResourceId>(f.path) : f.shared_path, f.bytes,
+        f.cap,
         [&x, &r] {
           if (--r.pending == 0) phase_done(x, r);
         },

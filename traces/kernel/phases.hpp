@@ -45,6 +45,7 @@ inline FlowSpec& add_flow(RoleRun& r) {
   if (r.flow_count == r.flows.size()) r.flows.emplace_back();
   FlowSpec& f = r.flows[r.flow_count++];
   f.path.clear();
+  f.shared_path = {};
   f.cap.reset();
   f.window.reset();
   ++r.phases[r.phase_count - 1].count;
@@ -65,6 +66,16 @@ inline FlowSpec& add_flow(RoleRun& r, sim::ResourceId first, std::span<const sim
                           Bytes bytes, std::optional<Bandwidth> cap) {
   FlowSpec& f = add_flow(r, first, bytes, cap);
   f.path.insert(f.path.end(), rest.begin(), rest.end());
+  return f;
+}
+
+// A flow over `path`, which outlives the run (FlowSpec::shared_path).
+inline FlowSpec& add_shared_flow(RoleRun& r, std::span<const sim::ResourceId> path, Bytes bytes,
+                                 std::optional<Bandwidth> cap) {
+  FlowSpec& f = add_flow(r);
+  f.shared_path = path;
+  f.bytes = bytes;
+  f.cap = cap;
   return f;
 }
 

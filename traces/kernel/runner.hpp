@@ -36,6 +36,9 @@ struct CtaRun;
 
 struct FlowSpec {
   std::vector<sim::ResourceId> path;
+  // A path the runner keeps for the whole run (Runner::multimem_routes), used instead of `path`
+  // when set: one copy, not one per CTA.
+  std::span<const sim::ResourceId> shared_path;
   Bytes bytes;
   std::optional<Bandwidth> cap;
   std::optional<sim::Window> window;  // what it keeps in flight (sim/fluid.hpp)
@@ -159,6 +162,13 @@ struct Runner {
   std::vector<Dispatcher> dispatchers;       // per rank (launch.cpp)
   std::map<FlagKey, sim::Time> atomic_free;  // per flag: when its owner applies the next atomic
   DataCheck* check = nullptr;                // `mgsim check`'s, when the run is checked
+  // A multimem op's flow path and latency by (rank, reduce): the same for every CTA of the rank
+  // and hundreds of links long on a big NVSwitch domain, so built once (op_multimem.cpp).
+  struct MultimemRoute {
+    std::vector<sim::ResourceId> path;
+    Duration latency;
+  };
+  std::map<std::pair<int, bool>, MultimemRoute> multimem_routes;
 
   models::Gpu& gpu(int rank) const { return gpus[static_cast<std::size_t>(rank)]; }
   int rank_of(const RoleRun& r) const;  // the rank of r's launch
