@@ -5,7 +5,9 @@ CTA, and the latency one CTA's reads saw (bytes in flight / rate), beside the pe
 scripts/sass_loads.py reads from the loop's SASS.
 
 It reads mlp.csv and the per-case table `mgsim validate --write docs/VALIDATION.md` wrote; it
-fits nothing.
+fits nothing. Its last lines set a copy's reads beside plain reads at the same HBM utilisation:
+the wait beyond one CTA's (the queue's, as the `hbm queue` fit measures it) against the model's
+hbm.queue_delay x rho / (1 - rho), with h200.calibrated's hbm.bandwidth and hbm.queue_delay.
 
   scripts/mlp_errors.py
 """
@@ -16,6 +18,17 @@ import statistics
 import sass_loads
 
 DATA = "validate/data/h200-single"
+PRESET = "models/presets/h200.calibrated.yaml"
+
+
+def preset_value(section, key):
+    """A value of the preset (`section: / key: / value: NUMBER UNIT`), in SI units."""
+    scale = {"GB/s": 1e9, "ns": 1e-9}
+    lines = open(PRESET).read().splitlines()
+    start = lines.index(f"{section}:")
+    i = next(j for j in range(start + 1, len(lines)) if lines[j] == f"  {key}:")
+    m = re.match(r"\s+value: ([\d.]+)(\S+)", lines[i + 1])
+    return float(m.group(1)) * scale[m.group(2)]
 
 
 def main():
@@ -58,6 +71,35 @@ def main():
             seen.setdefault(loops[key][3], []).append(window / float(r["gbps_per_cta_median"]))
     print("one CTA's reads, the time per loop iteration seen (ns) by the loop's waits (SASS):",
           " ".join(f"{n}:{min(v):.0f}-{max(v):.0f}" for n, v in sorted(seen.items())))
+
+    # The queue's wait at the HBM: a loop's round on N CTAs beyond the same shape's on one CTA,
+    # W / r_N - W / r_1 (a copy's rates halved: its loads' side), by rho = what the N CTAs move
+    # over hbm.bandwidth, reads and writes together; loops that wait once (as the fit's rows).
+    bandwidth, coefficient = preset_value("hbm", "bandwidth"), preset_value("hbm", "queue_delay")
+    one = {}
+    shape = lambda r: (r["op"], r["set"], r["threads_per_cta"], r["bytes_per_access"], r["unroll"])
+    waits_once = [r for r in rows if r["op"] in ("read", "copy") and r["set"] != "hbm_l2_kernel"
+                  and not (r["unroll"] == "8" and r["bytes_per_access"] in ("8", "16"))]
+    for r in waits_once:
+        if r["ctas"] == "1":
+            one[shape(r)] = r
+    waits = {}
+    for r in waits_once:
+        if r["ctas"] == "1" or shape(r) not in one:
+            continue
+        sides = 2 if r["op"] == "copy" else 1
+        rate_n = float(r["gbps_per_cta_median"]) * 1e9 / sides
+        rate_1 = float(one[shape(r)]["gbps_per_cta_median"]) * 1e9 / sides
+        rho = int(r["ctas"]) * rate_n * sides / bandwidth
+        window = int(r["bytes_in_flight_per_cta"])
+        if 0.05 <= rho < 0.95:
+            waits.setdefault((r["op"], round(rho, 1)), []).append((window / rate_n - window / rate_1) * 1e9)
+    print(f"the HBM queue's wait (ns, median of rows) by rho, reads | copies' reads | the model's "
+          f"{coefficient * 1e9:.1f} ns x rho / (1 - rho):")
+    for rho in sorted({k[1] for k in waits}):
+        cells = [f"{statistics.median(waits[(op, rho)]):5.0f} ({len(waits[(op, rho)]):3})"
+                 if (op, rho) in waits else "    -      " for op in ("read", "copy")]
+        print(f"  rho {rho:.1f}: {cells[0]} | {cells[1]} | {coefficient * 1e9 * rho / (1 - rho):5.0f}")
 
 
 if __name__ == "__main__":
