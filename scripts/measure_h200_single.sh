@@ -27,6 +27,8 @@
 # launch (launch.cu on GPU 0: the launch modes of launch.csv on this host), host_again (host_api,
 # memcpy_local and launch once more into again/: the same host minutes later), hbm_mix (issue 9:
 # HBM under reads and writes together, copies by access pattern and CTAs split between the two),
+# hbm_turnaround (issue 9: one CTA's load latency beside other SMs streaming reads, writes or
+# copies: what written bytes do to reads' wait),
 # mlp_warps (issue 9: mlp.cu --warps, one or two CTAs of 1-8 warps by width and unroll),
 # gemm_probe (issue 15: gemm.csv's shapes through cuBLAS in bf16 and fp8 with the SM clock they
 # ran at, by a probe kernel: validate/torch/gemm_clock.py --shapes), gemm_cu_probe (gemm.cu --probe:
@@ -87,13 +89,13 @@ echo "NCCL_ROOT=${NCCL_ROOT:-none}"
 [ -n "$NCCL_ROOT" ] && export NCCL_ROOT LD_LIBRARY_PATH=$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}
 cmake -S validate/cuda -B "$BIN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$RES/system/build.txt" 2>&1
-ninja -C "$BIN" -k 0 probe_check gemm host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap host_memcpy nccl_host launch hbm_mix >>"$RES/system/build.txt" 2>&1
+ninja -C "$BIN" -k 0 probe_check gemm host_api mlp tma_local sync_prims sm_groups fence_warps sm_share intra_sm peer_sync power memcpy_local sm_pipes tensor_pipes stream_wake membound small_kernel event_gap host_memcpy nccl_host launch hbm_mix hbm_turnaround >>"$RES/system/build.txt" 2>&1
 echo "=== build rc=$? in $((SECONDS - t0))s"
 grep -iE "error|warning" "$RES/system/build.txt" | head -20
 # The TMA program must really use the bulk-copy unit (UBLKCP) and mbarriers (SYNCS); the mlp
 # kernels' loads must be 32-, 64- and 128-bit; the sync program's fences are MEMBARs.
 # The FMA loops (sm_share, intra_sm) must be FFMAs executed by every thread.
-for p in tma_local intra_sm mlp sync_prims sm_groups fence_warps sm_share sm_pipes tensor_pipes; do
+for p in tma_local intra_sm mlp sync_prims sm_groups fence_warps sm_share sm_pipes tensor_pipes hbm_turnaround; do
   cuobjdump -sass "$BIN/$p" 2>/dev/null |
     grep -oE "UBLKCP[.A-Z0-9]*|SYNCS[.A-Z0-9]*|LDG[.A-Z0-9]*|STG[.A-Z0-9]*|MEMBAR[.A-Z0-9]*|FENCE[.A-Z0-9]*|RED[.A-Z0-9]*|ATOM[.A-Z0-9]*|ATOMG[.A-Z0-9]*|ERRBAR|CCTL[.A-Z0-9]*|FFMA|[HQ]MMA[.A-Z0-9]*|HGMMA[.A-Za-z0-9]*|MUFU[.A-Z0-9]*|IMAD[.A-Z0-9]*" |
     sort | uniq -c >"$RES/system/sass_$p.txt"
@@ -137,6 +139,7 @@ step host_memcpy 60 "$BIN/host_memcpy" --out .
 step nccl_host 90 "$BIN/nccl_host" --out .
 step launch 120 "$BIN/launch" --out .
 step hbm_mix 120 "$BIN/hbm_mix" --out .
+step hbm_turnaround 60 "$BIN/hbm_turnaround" --out .
 mkdir -p "$RES/again"
 step host_again 200 sh -c "'$BIN/host_api' --out again && '$BIN/memcpy_local' --out again && '$BIN/launch' --out again"
 step attention 450 env PYTHONUNBUFFERED=1 python3 "$REPO/validate/torch/attention.py" --out .
