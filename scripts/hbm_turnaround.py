@@ -19,15 +19,7 @@ import csv
 import re
 import statistics
 
-
-def preset_value(preset, section, key):
-    """A value of a preset (`section: / key: / value: NUMBER UNIT`), in SI units."""
-    scale = {"GB/s": 1e9, "ns": 1e-9}
-    lines = open(preset).read().splitlines()
-    start = lines.index(f"{section}:")
-    i = next(j for j in range(start + 1, len(lines)) if lines[j] == f"  {key}:")
-    m = re.match(r"\s+value: ([\d.]+)(\S+)", lines[i + 1])
-    return float(m.group(1)) * scale[m.group(2)]
+from mlp_errors import preset_value
 
 
 def main():

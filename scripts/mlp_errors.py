@@ -21,10 +21,10 @@ DATA = "validate/data/h200-single"
 PRESET = "models/presets/h200.calibrated.yaml"
 
 
-def preset_value(section, key):
-    """A value of the preset (`section: / key: / value: NUMBER UNIT`), in SI units."""
+def preset_value(preset, section, key):
+    """A value of a preset (`section: / key: / value: NUMBER UNIT`), in SI units."""
     scale = {"GB/s": 1e9, "ns": 1e-9}
-    lines = open(PRESET).read().splitlines()
+    lines = open(preset).read().splitlines()
     start = lines.index(f"{section}:")
     i = next(j for j in range(start + 1, len(lines)) if lines[j] == f"  {key}:")
     m = re.match(r"\s+value: ([\d.]+)(\S+)", lines[i + 1])
@@ -75,7 +75,8 @@ def main():
     # The queue's wait at the HBM: a loop's round on N CTAs beyond the same shape's on one CTA,
     # W / r_N - W / r_1 (a copy's rates halved: its loads' side), by rho = what the N CTAs move
     # over hbm.bandwidth, reads and writes together; loops that wait once (as the fit's rows).
-    bandwidth, coefficient = preset_value("hbm", "bandwidth"), preset_value("hbm", "queue_delay")
+    bandwidth = preset_value(PRESET, "hbm", "bandwidth")
+    coefficient = preset_value(PRESET, "hbm", "queue_delay")
     one = {}
     shape = lambda r: (r["op"], r["set"], r["threads_per_cta"], r["bytes_per_access"], r["unroll"])
     waits_once = [r for r in rows if r["op"] in ("read", "copy") and r["set"] != "hbm_l2_kernel"
