@@ -25,13 +25,14 @@
 #include <vector>
 
 #include "common.cuh"
+#include "kernels.cuh"
 
 using namespace mgbench;
 
 namespace {
 
 constexpr int kDev = 0;
-constexpr int kThreads = 512;
+constexpr int kBlock = 512;
 constexpr int kWarm = 200;
 constexpr int kRounds = 2000;
 constexpr size_t kBgBytes = size_t(1) << 30;  // each background buffer
@@ -45,12 +46,6 @@ const char* mode_name(int m) {
   return m == kRead ? "read" : m == kWrite ? "write" : m == kCopy ? "copy" : "none";
 }
 
-__device__ __forceinline__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 struct Out {
   unsigned long long probe_ns;    // the probe's timed rounds
   uint32_t probe_sum;             // sum of every word the probe read
@@ -60,7 +55,7 @@ struct Out {
   int done;
 };
 
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kBlock)
     turnaround(const uint4* __restrict__ probe, size_t probe_first, const uint4* __restrict__ src,
                uint4* __restrict__ dst, size_t bg_mask, int mode, Out* out, uint32_t* sink) {
   volatile int* done = &out->done;
@@ -72,17 +67,17 @@ __global__ void __launch_bounds__(kThreads)
     for (int r = 0; r < kWarm + kRounds; ++r) {
       if (r == kWarm) {
         __syncthreads();
-        t0 = globaltimer();
+        t0 = globaltimer_ns();
       }
       const uint4 v = __ldcg(probe + i + dep);
       acc += v.x + v.y + v.z + v.w;
       // 0 when the word is the pattern's (a wrong one shows in the sum; 1 then, within the
       // buffer's slack), but only the loaded value says so: the next address waits for it.
       dep = v.x == pattern_word(4 * (i + dep), kSeedProbe) ? 0 : 1;
-      i += kThreads;
+      i += kBlock;
     }
     __syncthreads();
-    const unsigned long long t1 = globaltimer();
+    const unsigned long long t1 = globaltimer_ns();
     atomicAdd(&out->probe_sum, acc);
     if (threadIdx.x == 0) {
       out->probe_ns = t1 - t0;
@@ -92,12 +87,12 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   if (mode == kNone) return;
-  const unsigned long long start = globaltimer();
-  const size_t ctas = gridDim.x - 1, stride = ctas * kThreads;
-  size_t i = (blockIdx.x - 1) * size_t(kThreads) + threadIdx.x;
+  const unsigned long long start = globaltimer_ns();
+  const size_t ctas = gridDim.x - 1, stride = ctas * kBlock;
+  size_t i = (blockIdx.x - 1) * size_t(kBlock) + threadIdx.x;
   unsigned long long moved = 0;
   uint32_t acc = 0;
-  while (*done == 0 && globaltimer() - start < kGiveUpNs) {
+  while (*done == 0 && globaltimer_ns() - start < kGiveUpNs) {
     size_t at[4];
 #pragma unroll
     for (int u = 0; u < 4; ++u) at[u] = (i + u * stride) & bg_mask;
@@ -124,8 +119,8 @@ __global__ void __launch_bounds__(kThreads)
     moved += 4;
     i = (i + 4 * stride) & bg_mask;
   }
-  const unsigned long long end = globaltimer();
-  sink[blockIdx.x * kThreads + threadIdx.x] = acc;
+  const unsigned long long end = globaltimer_ns();
+  sink[blockIdx.x * kBlock + threadIdx.x] = acc;
   atomicAdd(&out->bg_vectors, moved);
   if (threadIdx.x == 0) {
     atomicMin(&out->bg_start, start);
@@ -152,16 +147,16 @@ int main(int argc, char** argv) {
               ",bg_read_gbps_median,bg_write_gbps_median,reps,ok");
   CUDA_CHECK(
       cudaFuncSetAttribute(turnaround, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-  void* probe = device_alloc(kDev, kProbeBytes + kThreads * 16);  // slack: a wrong word's step
+  void* probe = device_alloc(kDev, kProbeBytes + kBlock * 16);  // slack: a wrong word's step
   void* src = device_alloc(kDev, kBgBytes);
   void* dst = device_alloc(kDev, kBgBytes);
-  uint32_t* sink = static_cast<uint32_t*>(device_alloc(kDev, size_t(sms) * kThreads * 4));
+  uint32_t* sink = static_cast<uint32_t*>(device_alloc(kDev, size_t(sms) * kBlock * 4));
   Out* out = static_cast<Out*>(device_alloc(kDev, sizeof(Out)));
-  fill_pattern(kDev, probe, kProbeBytes + kThreads * 16, kSeedProbe);
+  fill_pattern(kDev, probe, kProbeBytes + kBlock * 16, kSeedProbe);
   fill_pattern(kDev, src, kBgBytes, kSeedBg);
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  const size_t probe_vectors = size_t(kWarm + kRounds) * kThreads;
+  const size_t probe_vectors = size_t(kWarm + kRounds) * kBlock;
   const size_t slots = kProbeBytes / 16 / probe_vectors;  // fresh vectors per launch
   size_t slot = 0;
   std::vector<int> counts = {0, 4, 8, 16, 24, 32, 48, 64, 96, sms - 1};
@@ -185,7 +180,7 @@ int main(int argc, char** argv) {
         Out init{};
         init.bg_start = ~0ull;
         CUDA_CHECK(cudaMemcpy(out, &init, sizeof init, cudaMemcpyHostToDevice));
-        turnaround<<<1 + k, kThreads, kSharedBytes>>>(
+        turnaround<<<1 + k, kBlock, kSharedBytes>>>(
             static_cast<const uint4*>(probe), first, static_cast<const uint4*>(src),
             static_cast<uint4*>(dst), kBgBytes / 16 - 1, m, out, sink);
         CUDA_CHECK(cudaGetLastError());
@@ -211,7 +206,7 @@ int main(int argc, char** argv) {
       const Stats st = summarize(rounds);
       std::sort(reads.begin(), reads.end());
       std::sort(writes.begin(), writes.end());
-      csv.row("%s,%d,%d,%s,%.1f,%.1f,%d,%d", mode_name(m), k, kThreads * 16, stat_vals(st).c_str(),
+      csv.row("%s,%d,%d,%s,%.1f,%.1f,%d,%d", mode_name(m), k, kBlock * 16, stat_vals(st).c_str(),
               reads[reads.size() / 2], writes[writes.size() / 2], st.n, ok);
     }
   }
