@@ -447,10 +447,10 @@ inline std::optional<std::uint32_t> FluidNetwork::Impl::find_bundle(
     const OpenBundle& o = open_bundles[i];
     if (o.key != key) continue;
     const Flow& l = flows[o.slot];
-    // Its bytes times its members must still fit the resources' exact count of bytes carried.
+    // Started at this instant (the table holds no other), so nothing of it has moved; its bytes
+    // times its members must still fit the resources' exact count of bytes carried.
     if (!l.active || l.generation != o.generation || l.bytes != bytes || l.static_cap != cap ||
-        l.window != window || l.hold != hold || l.last_update != engine.now() ||
-        l.remaining != static_cast<double>(bytes) || l.path.size() != path.size() ||
+        l.window != window || l.hold != hold || l.path.size() != path.size() ||
         l.bytes > std::numeric_limits<std::int64_t>::max() / (l.members + 1))
       continue;
     if (std::equal(path.begin(), path.end(), l.path.begin(),

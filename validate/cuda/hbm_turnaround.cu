@@ -21,7 +21,6 @@
 // the pattern's closed form (a wrong address or a stale line would change it). The background's
 // traffic is not verified (it only loads the memory). Background loops stop by themselves after
 // 50 ms of %globaltimer if `done` never comes (all CTAs are resident: grid <= SMs, one per SM).
-#include <algorithm>
 #include <vector>
 
 #include "common.cuh"
@@ -204,10 +203,8 @@ int main(int argc, char** argv) {
         writes.push_back(m == kWrite || m == kCopy ? rate : 0);
       }
       const Stats st = summarize(rounds);
-      std::sort(reads.begin(), reads.end());
-      std::sort(writes.begin(), writes.end());
       csv.row("%s,%d,%d,%s,%.1f,%.1f,%d,%d", mode_name(m), k, kBlock * 16, stat_vals(st).c_str(),
-              reads[reads.size() / 2], writes[writes.size() / 2], st.n, ok);
+              summarize(reads).median, summarize(writes).median, st.n, ok);
     }
   }
   CUDA_CHECK(cudaFree(probe));
