@@ -13,11 +13,13 @@
 //               `rounds` rounds after `warm` rounds by %globaltimer, then raises `done`.
 //   background  CTAs 1..K, until `done`: streaming over their own 1 GiB buffers (grid-stride,
 //               4 independent 16-byte accesses per thread per step) either reading (mode read),
-//               writing (write) or copying one to the other (copy); each counts what it moved
-//               and its span by %globaltimer.
+//               writing (write) or copying one to the other (copy), or split: the first
+//               `writers` of them write and the rest read (reads and writes from different SMs,
+//               at a chosen mix, where a copy alternates them in each thread); each counts what
+//               it read and wrote and its span by %globaltimer.
 // The dynamic shared memory (kSharedBytes, unused) keeps every CTA on an SM of its own.
-// A row: the probe's round (its latency beside that traffic) and the background's read and
-// write rates. K = 0 is the unloaded latency. Verified: the probe's sum of what it read against
+// A row: the probe's round (its latency beside that traffic), the background's CTAs and how
+// many of them write (copies: all), and its read and write rates. K = 0 is the unloaded latency. Verified: the probe's sum of what it read against
 // the pattern's closed form (a wrong address or a stale line would change it). The background's
 // traffic is not verified (it only loads the memory). Background loops stop by themselves after
 // 50 ms of %globaltimer if `done` never comes (all CTAs are resident: grid <= SMs, one per SM).
@@ -40,15 +42,20 @@ constexpr int kSharedBytes = 160 * 1024;  // one CTA per SM
 constexpr uint32_t kSeedProbe = 0x2468u, kSeedBg = 0x1357u;
 constexpr unsigned long long kGiveUpNs = 50'000'000ull;
 
-enum Mode : int { kNone = 0, kRead = 1, kWrite = 2, kCopy = 3 };
+enum Mode : int { kNone = 0, kRead = 1, kWrite = 2, kCopy = 3, kSplit = 4 };
 const char* mode_name(int m) {
-  return m == kRead ? "read" : m == kWrite ? "write" : m == kCopy ? "copy" : "none";
+  return m == kRead    ? "read"
+         : m == kWrite ? "write"
+         : m == kCopy  ? "copy"
+         : m == kSplit ? "split"
+                       : "none";
 }
 
 struct Out {
   unsigned long long probe_ns;    // the probe's timed rounds
   uint32_t probe_sum;             // sum of every word the probe read
-  unsigned long long bg_vectors;  // vectors the background moved (a copy's count once)
+  unsigned long long bg_read;     // vectors the background read
+  unsigned long long bg_written;  // and wrote
   unsigned long long bg_start;    // earliest background start, latest end (globaltimer ns)
   unsigned long long bg_end;
   int done;
@@ -56,7 +63,8 @@ struct Out {
 
 __global__ void __launch_bounds__(kBlock)
     turnaround(const uint4* __restrict__ probe, size_t probe_first, const uint4* __restrict__ src,
-               uint4* __restrict__ dst, size_t bg_mask, int mode, Out* out, uint32_t* sink) {
+               uint4* __restrict__ dst, size_t bg_mask, int mode, int writers, Out* out,
+               uint32_t* sink) {
   volatile int* done = &out->done;
   if (blockIdx.x == 0) {
     uint32_t acc = 0;
@@ -86,6 +94,7 @@ __global__ void __launch_bounds__(kBlock)
     return;
   }
   if (mode == kNone) return;
+  if (mode == kSplit) mode = int(blockIdx.x) - 1 < writers ? kWrite : kRead;
   const unsigned long long start = globaltimer_ns();
   const size_t ctas = gridDim.x - 1, stride = ctas * kBlock;
   size_t i = (blockIdx.x - 1) * size_t(kBlock) + threadIdx.x;
@@ -120,7 +129,8 @@ __global__ void __launch_bounds__(kBlock)
   }
   const unsigned long long end = globaltimer_ns();
   sink[blockIdx.x * kBlock + threadIdx.x] = acc;
-  atomicAdd(&out->bg_vectors, moved);
+  if (mode != kWrite) atomicAdd(&out->bg_read, moved);
+  if (mode != kRead) atomicAdd(&out->bg_written, moved);
   if (threadIdx.x == 0) {
     atomicMin(&out->bg_start, start);
     atomicMax(&out->bg_end, end);
@@ -135,14 +145,15 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, kDev));
   Csv csv(argc, argv, "hbm_turnaround.csv",
           "HBM load latency of one probe CTA (512 threads, one 16-byte load in flight each) beside "
-          "K other CTAs streaming reads, writes or copies on GPU 0; see hbm_turnaround.cu",
+          "K other CTAs streaming reads, writes, copies or some reading and some writing on GPU "
+          "0; see hbm_turnaround.cu",
           {kDev},
           {{"probe",
             "512 threads x 16 B, one dependent load per thread per round, L2 bypassed "
             "(ld.global.cg), fresh vectors"},
            {"background", "CTAs 1..K, 512 threads x 4 x 16 B per step, grid-stride over 1 GiB"},
            {"rounds", std::to_string(kRounds) + " timed after " + std::to_string(kWarm)}},
-          "mode,bg_ctas,probe_bytes_in_flight," + stat_cols("probe_round_ns") +
+          "mode,bg_ctas,writer_ctas,probe_bytes_in_flight," + stat_cols("probe_round_ns") +
               ",bg_read_gbps_median,bg_write_gbps_median,reps,ok");
   CUDA_CHECK(
       cudaFuncSetAttribute(turnaround, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
@@ -158,54 +169,58 @@ int main(int argc, char** argv) {
   const size_t probe_vectors = size_t(kWarm + kRounds) * kBlock;
   const size_t slots = kProbeBytes / 16 / probe_vectors;  // fresh vectors per launch
   size_t slot = 0;
-  std::vector<int> counts = {0, 4, 8, 16, 24, 32, 48, 64, 96, sms - 1};
+  struct Case {
+    int mode, k, writers;
+  };
+  std::vector<Case> cases = {{kNone, 0, 0}};  // the unloaded probe once
+  const std::vector<int> counts = {4, 8, 16, 24, 32, 48, 64, 96, sms - 1};
+  for (int mode : {kRead, kWrite, kCopy})
+    for (int k : counts) cases.push_back({mode, k, mode == kRead ? 0 : k});
+  // Reads and writes from different SMs at a quarter, half and three quarters writers.
+  for (int k : {16, 32, 64, sms - 1})
+    for (int quarters : {1, 2, 3}) cases.push_back({kSplit, k, k * quarters / 4});
   const int reps = 7;
-  for (int mode : {kRead, kWrite, kCopy}) {
-    for (int k : counts) {
-      if (k == 0 && mode != kRead) continue;  // the unloaded probe once
-      const int m = k == 0 ? int(kNone) : mode;
-      std::vector<double> rounds, reads, writes;
-      int ok = 1;
-      for (int r = 0; r < reps + 1; ++r) {  // the first launch is a warm-up, not kept
-        if (slot == slots) {
-          // Every probe vector was read once: start over after flushing L2 with the background
-          // buffers (2 GiB against a 60 MiB L2).
-          slot = 0;
-          CUDA_CHECK(cudaMemset(dst, 0, kBgBytes));
-          CUDA_CHECK(cudaMemset(src, 0, kBgBytes));
-          fill_pattern(kDev, src, kBgBytes, kSeedBg);
-        }
-        const size_t first = slot++ * probe_vectors;
-        Out init{};
-        init.bg_start = ~0ull;
-        CUDA_CHECK(cudaMemcpy(out, &init, sizeof init, cudaMemcpyHostToDevice));
-        turnaround<<<1 + k, kBlock, kSharedBytes>>>(
-            static_cast<const uint4*>(probe), first, static_cast<const uint4*>(src),
-            static_cast<uint4*>(dst), kBgBytes / 16 - 1, m, out, sink);
-        CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        Out got{};
-        CUDA_CHECK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
-        const uint32_t want = pattern_sum(4 * (first + probe_vectors), kSeedProbe) -
-                              pattern_sum(4 * first, kSeedProbe);
-        if (got.probe_sum != want) {
-          std::fprintf(stderr, "VERIFY FAILED: probe sum %u, want %u (mode %s, K %d)\n",
-                       got.probe_sum, want, mode_name(m), k);
-          ok = 0;
-        }
-        if (r == 0) continue;
-        rounds.push_back(double(got.probe_ns) / kRounds);
-        const double span_ns =
-            k > 0 && got.bg_end > got.bg_start ? double(got.bg_end - got.bg_start) : 0;
-        const double bytes = double(got.bg_vectors) * 16;
-        const double rate = span_ns > 0 ? bytes / span_ns : 0;  // bytes per ns = GB/s
-        reads.push_back(m == kRead || m == kCopy ? rate : 0);
-        writes.push_back(m == kWrite || m == kCopy ? rate : 0);
+  for (const Case& c : cases) {
+    std::vector<double> rounds, reads, writes;
+    int ok = 1;
+    for (int r = 0; r < reps + 1; ++r) {  // the first launch is a warm-up, not kept
+      if (slot == slots) {
+        // Every probe vector was read once: start over after flushing L2 with the background
+        // buffers (2 GiB against a 60 MiB L2).
+        slot = 0;
+        CUDA_CHECK(cudaMemset(dst, 0, kBgBytes));
+        CUDA_CHECK(cudaMemset(src, 0, kBgBytes));
+        fill_pattern(kDev, src, kBgBytes, kSeedBg);
       }
-      const Stats st = summarize(rounds);
-      csv.row("%s,%d,%d,%s,%.1f,%.1f,%d,%d", mode_name(m), k, kBlock * 16, stat_vals(st).c_str(),
-              summarize(reads).median, summarize(writes).median, st.n, ok);
+      const size_t first = slot++ * probe_vectors;
+      Out init{};
+      init.bg_start = ~0ull;
+      CUDA_CHECK(cudaMemcpy(out, &init, sizeof init, cudaMemcpyHostToDevice));
+      turnaround<<<1 + c.k, kBlock, kSharedBytes>>>(
+          static_cast<const uint4*>(probe), first, static_cast<const uint4*>(src),
+          static_cast<uint4*>(dst), kBgBytes / 16 - 1, c.mode, c.writers, out, sink);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      Out got{};
+      CUDA_CHECK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+      const uint32_t want = pattern_sum(4 * (first + probe_vectors), kSeedProbe) -
+                            pattern_sum(4 * first, kSeedProbe);
+      if (got.probe_sum != want) {
+        std::fprintf(stderr, "VERIFY FAILED: probe sum %u, want %u (mode %s, K %d)\n",
+                     got.probe_sum, want, mode_name(c.mode), c.k);
+        ok = 0;
+      }
+      if (r == 0) continue;
+      rounds.push_back(double(got.probe_ns) / kRounds);
+      const double span_ns =
+          c.k > 0 && got.bg_end > got.bg_start ? double(got.bg_end - got.bg_start) : 0;
+      // bytes per ns = GB/s
+      reads.push_back(span_ns > 0 ? double(got.bg_read) * 16 / span_ns : 0);
+      writes.push_back(span_ns > 0 ? double(got.bg_written) * 16 / span_ns : 0);
     }
+    const Stats st = summarize(rounds);
+    csv.row("%s,%d,%d,%d,%s,%.1f,%.1f,%d,%d", mode_name(c.mode), c.k, c.writers, kBlock * 16,
+            stat_vals(st).c_str(), summarize(reads).median, summarize(writes).median, st.n, ok);
   }
   CUDA_CHECK(cudaFree(probe));
   CUDA_CHECK(cudaFree(src));
