@@ -189,13 +189,20 @@ void FluidNetwork::set_capacity(ResourceId id, Bandwidth capacity) {
   if (!r.flows.empty()) m.mark_dirty(id.value);
 }
 
-void FluidNetwork::set_queueing(ResourceId id, Duration coefficient) {
+void FluidNetwork::set_queueing(ResourceId id, Duration coefficient, std::optional<QueueMix> mix) {
   Impl& m = *impl_;
   MGSIM_CHECK(id.value < m.resources.size(), "unknown resource id {}", id.value);
   MGSIM_CHECK(coefficient >= Duration::zero(), "resource '{}' needs a queueing coefficient >= 0",
               m.resources[id.value].name);
+  MGSIM_CHECK(!mix || (mix->marker.value < m.resources.size() && mix->marker != id &&
+                       mix->coefficient >= Duration::zero()),
+              "resource '{}' needs a mixing coefficient >= 0 by another resource",
+              m.resources[id.value].name);
   Resource& r = m.resources[id.value];
   r.queue_coefficient = static_cast<double>(coefficient.picoseconds()) / detail::kPsPerSecond;
+  r.queue_marker = mix ? mix->marker.value : detail::kNoMarker;
+  r.queue_mix =
+      mix ? static_cast<double>(mix->coefficient.picoseconds()) / detail::kPsPerSecond : 0.0;
   if (!r.flows.empty()) m.mark_dirty(id.value);
 }
 

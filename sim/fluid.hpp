@@ -24,12 +24,17 @@
 // multimem op together cost one flow, not 148.
 //
 // Queueing: a resource may queue (set_queueing): its delay grows with its utilisation rho as
-// an M/M/1 queue's waiting time, coefficient x rho / (1 - rho). A window flow (start_flow's
-// `window`: what it keeps in flight, Little's law) is capped at its window over its hold time
-// plus the delays of the queueing resources on its path, so the rates and the delays depend on
-// each other: each re-solve finds the delays where they agree, from the last solve's, each
-// step predicting the next water-filling from the window flows and checking it with one
-// (sim/detail/fluid_solve.cpp's settle_queues; sim/detail/fluid_impl.hpp has the limits).
+// an M/M/1 queue's waiting time, coefficient x rho / (1 - rho); with a QueueMix, the flows that
+// also cross its marker resource, mixed with those that do not, add the mix's coefficient x
+// 2 rho_m rho_u / rho, how often the two kinds alternate (a DRAM turning its bus between reads
+// and writes), rho_m and rho_u the marked and unmarked flows' parts of rho (0 when either is
+// absent). That term is added as it is, not through 1 / (1 - rho): measured, a load beside
+// copies waits that much longer at every load (validate/cuda/hbm_turnaround.cu).
+// A window flow (start_flow's `window`: what it keeps in flight, Little's law) is capped at its
+// window over its hold time plus the delays of the queueing resources on its path, so the rates and
+// the delays depend on each other: each re-solve finds the delays where they agree, from the last
+// solve's, each step predicting the next water-filling from the window flows and checking it with
+// one (sim/detail/fluid_solve.cpp's settle_queues; sim/detail/fluid_impl.hpp has the limits).
 //
 // Statistics: per resource, the bytes carried and the time-integral of utilisation; with a trace
 // sink attached, a bandwidth counter per resource track at every rate change.
@@ -67,6 +72,14 @@ struct ResourceStats {
 // What a flow keeps in flight and for how long each byte holds its slot: it moves at most
 // `bytes` per `waits` x (`hold` + the queueing delays on its path) (a loop that waits for its
 // loads `waits` times per window). REQUIRES: bytes > 0, hold > 0, waits >= 1.
+// What mixing costs a queueing resource (set_queueing): the flows that also cross `marker` and
+// those that do not, alternating, add coefficient x 2 rho_m rho_u / rho to its delay.
+// REQUIRES: coefficient >= 0.
+struct QueueMix {
+  ResourceId marker;
+  Duration coefficient;
+};
+
 struct Window {
   Bytes bytes;
   Duration hold;
@@ -104,8 +117,10 @@ class FluidNetwork {
   // part of it); its flows are re-shared at once. REQUIRES: capacity > 0.
   void set_capacity(ResourceId id, Bandwidth capacity);
   // Makes a resource queue: window flows crossing it wait `coefficient` x rho / (1 - rho) more
-  // (rho its utilisation, held below 1). Zero: it does not queue (the default).
-  void set_queueing(ResourceId id, Duration coefficient);
+  // (rho its utilisation, held below 1), more where `mix`'s marked and unmarked flows mix.
+  // Zero: it does not queue (the default).
+  void set_queueing(ResourceId id, Duration coefficient,
+                    std::optional<QueueMix> mix = std::nullopt);
   // A queueing resource's delay as of the last solve.
   Duration queueing_delay(ResourceId id) const;
 

@@ -81,6 +81,7 @@ inline constexpr std::uint32_t kNotInHeap = UINT32_MAX;
 inline constexpr double kMaxQueueRho = 0.95;
 inline constexpr double kQueueTolerance = 1e-4;
 inline constexpr int kMaxQueueSteps = 24;
+inline constexpr std::uint32_t kNoMarker = UINT32_MAX;
 
 struct Member {
   std::uint32_t flow;  // flow slot
@@ -100,6 +101,12 @@ struct Resource {
   double queue_coefficient = 0.0;
   double queue_rho = 0.0;
   double queue_delay = 0.0;
+  // set_queueing's QueueMix: the flows that also cross `queue_marker` mixed with the rest add
+  // queue_extra = queue_mix x 2 rho_m rho_u / rho seconds to the delay (as the last fill had
+  // them).
+  std::uint32_t queue_marker = kNoMarker;
+  double queue_mix = 0.0;
+  double queue_extra = 0.0;
   double lo = 0.0, hi = 0.0;
   bool have_lo = false, have_hi = false;
   // Statistics.
@@ -205,6 +212,7 @@ struct Flow {
   std::function<void()> on_done;
   // Solver scratch.
   std::uint64_t epoch = 0;
+  std::uint64_t queue_stamp = 0;  // settle_queues: it crosses the queue's marker
   double new_rate = 0.0;
 };
 
@@ -257,7 +265,8 @@ struct FluidNetwork::Impl {
   std::vector<std::uint32_t> touched;
   std::uint64_t touch_stamp = 0;
   std::vector<std::uint32_t> comp_queues;  // the component's queueing resources
-  std::size_t window_flows_active = 0;     // none: solves skip the window caps and queues
+  std::uint64_t queue_stamp = 0;        // settle_queues: marks the flows crossing a queue's marker
+  std::size_t window_flows_active = 0;  // none: solves skip the window caps and queues
   // settle_queues: a queueing resource's window flows: window and hold per wait (the hold
   // besides that resource's delay), and what else limits the flow.
   struct WindowFlow {

@@ -180,7 +180,8 @@ void FluidNetwork::Impl::settle_queues() {
     Resource& r = resources[ri];
     r.have_lo = r.have_hi = false;
   }
-  // Solved in the utilisation u a resource's delay is computed at (delay = c u / (1 - u)): the
+  // Solved in the utilisation u a resource's delay is computed at (delay = c u / (1 - u) + x,
+  // x what mixing adds, QueueMix's, as this fill has the flows: 0 for most): the
   // excess e(u) = the utilisation the fill gives - u falls as u grows (a longer delay slows the
   // window flows). Each step predicts the next fill: a window flow would move window / (its
   // hold + the delay), or less if something else limits it (what it got from this fill unless
@@ -191,12 +192,19 @@ void FluidNetwork::Impl::settle_queues() {
     bool settled = true;
     for (std::uint32_t ri : comp_queues) {
       Resource& r = resources[ri];
-      double load = 0.0, windowed = 0.0;
+      double load = 0.0, windowed = 0.0, marked = 0.0;
       window_flows.clear();
+      if (r.queue_marker != detail::kNoMarker) {
+        ++queue_stamp;
+        for (const Member& m : resources[r.queue_marker].flows)
+          flows[m.flow].queue_stamp = queue_stamp;
+      }
       for (const Member& m : r.flows) {
         const Flow& f = flows[m.flow];
         const double members = f.members;
         load += f.new_rate * members;
+        if (r.queue_marker != detail::kNoMarker && f.queue_stamp == queue_stamp)
+          marked += f.new_rate * members;
         if (f.window == 0.0) continue;
         windowed += f.new_rate * members;
         // Its window and hold per wait besides this resource's delay; what else limits it (the
@@ -209,9 +217,16 @@ void FluidNetwork::Impl::settle_queues() {
       const double u = r.queue_rho;
       const double measured = std::min(load / r.capacity_bps, detail::kMaxQueueRho);
       const double e = measured - u;
-      if (std::fabs(e) <= detail::kQueueTolerance) continue;
+      const double extra =
+          load > 0.0 ? r.queue_mix * 2.0 * marked * (load - marked) / (load * r.capacity_bps) : 0.0;
+      const bool extra_moved = std::fabs(extra - r.queue_extra) >
+                               detail::kQueueTolerance * (r.queue_coefficient + r.queue_mix);
+      if (std::fabs(e) <= detail::kQueueTolerance && !extra_moved) continue;
       settled = false;
-      if (e > 0.0) {
+      if (extra_moved) {  // the delay's curve moved: the fills' bracket no longer holds
+        r.queue_extra = extra;
+        r.have_lo = r.have_hi = false;
+      } else if (e > 0.0) {
         r.lo = u;
         r.have_lo = true;
       } else {
@@ -222,7 +237,7 @@ void FluidNetwork::Impl::settle_queues() {
       const double hi = r.have_hi ? r.hi : detail::kMaxQueueRho;
       const double other = load - windowed;
       auto predicted = [&](double v) {  // the utilisation the next fill would give at u = v
-        const double delay = r.queue_coefficient * v / (1.0 - v);
+        const double delay = r.queue_coefficient * v / (1.0 - v) + r.queue_extra;
         double x = other;
         for (const WindowFlow& w : window_flows)
           x += w.members * std::min(w.limit, w.window / (w.hold + delay));
@@ -240,7 +255,7 @@ void FluidNetwork::Impl::settle_queues() {
       if (measured >= detail::kMaxQueueRho) next = detail::kMaxQueueRho;
       if (!(next > lo && next <= hi) || (step >= 3 && r.have_lo && r.have_hi)) next = (lo + hi) / 2;
       r.queue_rho = next;
-      r.queue_delay = r.queue_coefficient * next / (1.0 - next);
+      r.queue_delay = r.queue_coefficient * next / (1.0 - next) + r.queue_extra;
     }
     if (settled) return;
     for (std::uint32_t fi : comp_flows) {

@@ -632,3 +632,53 @@ TEST_CASE("a flow equal to one that has started moving is not bundled with it") 
   CHECK(a_done == 15'000'000'000);
   CHECK(b_done == 20'000'000'000);
 }
+
+TEST_CASE(
+    "a queue's marked and unmarked flows mixed lengthen its delay by how often they alternate") {
+  // As the window test above: a 1 TB/s resource with delay 100 ns x rho / (1 - rho) + x, four
+  // flows keeping 125 KB in flight for 400 ns; beside them a flow capped at 200 GB/s that also
+  // crosses a marker, the mix's coefficient 400 ns: x = 400 ns x 2 rho_m rho_u / rho with rho_m =
+  // 0.2 and rho_u = rho - 0.2. The rate X of the four satisfies X = 4 x 125e3 / (400e-9 + 100e-9
+  // rho / (1 - rho) + x) with rho = (X + 200e9) / 1e12; its root, found here by bisection on rho,
+  // is what the solver must reach.
+  const auto extra = [](double rho) { return 400e-9 * 2 * 0.2 * (rho - 0.2) / rho; };
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId hbm = net.add_resource("hbm", Bandwidth::GBps(1000));
+  ResourceId writes = net.add_resource("hbm.write", Bandwidth::GBps(10'000));
+  net.set_queueing(hbm, Duration::ns(100), QueueMix{writes, Duration::ns(400)});
+  const Window w{Bytes(125'000), Duration::ns(400)};
+  std::vector<FlowId> ids;
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(net.start_flow(
+        std::vector{hbm}, Bytes(1'000'000'000), std::nullopt, [] {}, w));
+  std::int64_t done;
+  start(net, e, {hbm, writes}, 1'000'000'000, done, Bandwidth::GBps(200));
+  double lo = 0.2, hi = 0.95;
+  for (int i = 0; i < 200; ++i) {
+    const double rho = (lo + hi) / 2;
+    const double x = 4 * 125e3 / (400e-9 + 100e-9 * rho / (1 - rho) + extra(rho));
+    ((x + 200e9) / 1e12 > rho ? lo : hi) = rho;
+  }
+  const double want = (lo * 1e12 - 200e9) / 4;
+  for (FlowId id : ids) CHECK(net.rate(id) == Approx(want).epsilon(1e-3));
+  CHECK(static_cast<double>(net.queueing_delay(hbm).picoseconds()) ==
+        Approx(1e5 * lo / (1 - lo) + extra(lo) * 1e12).epsilon(1e-3));
+  // With only marked flows (no mix), the mix's coefficient adds nothing: the plain queue's delay.
+  Engine e2;
+  FluidNetwork only(e2);
+  ResourceId h2 = only.add_resource("hbm", Bandwidth::GBps(1000));
+  ResourceId w2 = only.add_resource("hbm.write", Bandwidth::GBps(10'000));
+  only.set_queueing(h2, Duration::ns(100), QueueMix{w2, Duration::ns(400)});
+  std::vector<FlowId> marked;
+  for (int i = 0; i < 4; ++i)
+    marked.push_back(only.start_flow(
+        std::vector{h2, w2}, Bytes(1'000'000'000), std::nullopt, [] {}, w));
+  lo = 0.0, hi = 0.95;
+  for (int i = 0; i < 200; ++i) {
+    const double rho = (lo + hi) / 2;
+    const double x = 4 * 125e3 / (400e-9 + 100e-9 * rho / (1 - rho));
+    (x / 1e12 > rho ? lo : hi) = rho;
+  }
+  for (FlowId id : marked) CHECK(only.rate(id) == Approx(lo * 1e12 / 4).epsilon(1e-3));
+}
