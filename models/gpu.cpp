@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <string>
 
@@ -40,7 +41,12 @@ Gpu::Gpu(int rank, const HardwareSpec& spec, sim::FluidNetwork& net, ResourceCat
     copy_engines_.push_back(add(fmt::format("ce{}", e), spec.copy_engine.bandwidth,
                                 UnitKind::copy_engine, "copy_engine"));
   hbm_ = add("hbm", spec.hbm.bandwidth, UnitKind::hbm, "hbm");
-  if (spec.hbm.queue_delay > sim::Duration::zero()) net_->set_queueing(hbm_, spec.hbm.queue_delay);
+  if (spec.hbm.queue_delay > sim::Duration::zero()) {
+    std::optional<sim::QueueMix> mix;
+    if (spec.hbm.turnaround_delay > sim::Duration::zero())
+      mix = sim::QueueMix{hbm_write(), spec.hbm.turnaround_delay};
+    net_->set_queueing(hbm_, spec.hbm.queue_delay, mix);
+  }
   peer_port(PeerPath::copy_engine, PortDirection::out);
   peer_port(PeerPath::copy_engine, PortDirection::in);
 }

@@ -194,6 +194,9 @@ const std::array kParameters = {
                                             "a local store holds its slot"),
     param<&H::hbm, &HbmSpec::queue_delay>("hbm", "queue_delay", "s", kRequired,
                                           "a load's latency grows by this x rho / (1 - rho)"),
+    param<&H::hbm, &HbmSpec::turnaround_delay>(
+        "hbm", "turnaround_delay", "s", kRequired,
+        "reads and writes mixed wait this x 2 rho_r rho_w / rho more"),
     // copy_engine
     param<&H::copy_engine, &CopyEngineSpec::count>("copy_engine", "count", "count", kRequired,
                                                    "engines usable by one GPU"),

@@ -5,12 +5,19 @@ writes together"), beside the model's queue.
 
 For each row: the background's read and write rates, rho = their sum over the preset's
 hbm.bandwidth, the probe's wait beyond its unloaded round (the K = 0 row), and the model's wait
-hbm.queue_delay x rho / (1 - rho), which counts every byte alike. For rows with writes, w: the
-weight of a written byte that c (rho_r + w rho_w) / (1 - rho) would need to give the measured
-wait (rho_r, rho_w the read and write parts of rho; the probe's own reads, 8 KiB a round, left
-out). It fits nothing.
+for reads alone, hbm.queue_delay x rho / (1 - rho). For rows that mix reads and writes (copies,
+and split rows: some CTAs reading, the rest writing), what the mix adds beyond that, per unit of
+m = 2 rho_r rho_w / rho (how often reads and writes alternate; rho / 2 for a copy) in the two
+forms the turnaround's delay could take: added as it is (t_add = (wait - the reads' model) / m)
+or through the queue's 1 / (1 - rho) (t_amp = t_add x (1 - rho)). For rows with writes, also w:
+the weight of a written byte that c (rho_r + w rho_w) / (1 - rho) would need (the probe's own
+reads, 8 KiB a round, left out). It fits nothing.
 
-  scripts/hbm_turnaround.py [--data validate/data/h100-single]
+  scripts/hbm_turnaround.py [--data validate/data/h100-single] [--check PRESET.yaml ...]
+
+It prints the least-squares hbm.turnaround_delay of the additive form over every mixed row at
+rho 0.1 - 0.9; --check fails unless the named presets hold that value (tests: the presets'
+value cannot drift from the data).
 
 The preset is the folder's GPU's calibrated one (h100-single: h100.calibrated).
 """
@@ -25,6 +32,8 @@ from mlp_errors import preset_value
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="validate/data/h100-single")
+    p.add_argument("--check", nargs="*", metavar="PRESET",
+                   help="fail unless these presets' hbm.turnaround_delay is the fitted value")
     args = p.parse_args()
     gpu = re.search(r"(h\d00)-single", args.data).group(1)
     preset = f"models/presets/{gpu}.calibrated.yaml"
@@ -35,8 +44,9 @@ def main():
     unloaded = float(next(r for r in rows if r["mode"] == "none")["probe_round_ns_median"])
     print(f"{preset}: hbm.bandwidth {bandwidth / 1e9:.1f} GB/s, hbm.queue_delay {c * 1e9:.1f} ns; "
           f"the probe's round unloaded {unloaded:.1f} ns")
-    print(" mode   K   read GB/s  write GB/s   rho   wait ns  model ns  wait/model     w")
-    weights = {}
+    print(" mode   K  wr   read GB/s  write GB/s   rho   wait ns  model ns     w   t_add  t_amp")
+    weights, turn = {}, {}
+    sxy = sxx = 0.0
     for r in rows:
         if r["mode"] == "none":
             continue
@@ -45,18 +55,43 @@ def main():
         rho = rho_r + rho_w
         wait = (float(r["probe_round_ns_median"]) - unloaded) * 1e-9
         model = c * rho / (1 - rho) if rho < 1 else float("inf")
-        w = ""
+        w = t_add = t_amp = ""
         if rho_w > 0 and rho < 1:
             w = (wait * (1 - rho) / c - rho_r) / rho_w
             if 0.1 <= rho <= 0.9:
                 weights.setdefault(r["mode"], []).append(w)
             w = f"{w:5.1f}"
-        print(f"{r['mode']:>5} {int(r['bg_ctas']):3} {rd / 1e9:10.1f} {wr / 1e9:11.1f} {rho:6.2f} "
-              f"{wait * 1e9:8.0f} {model * 1e9:9.0f} {wait / model if model > 0 else 0:11.2f} {w:>5}")
+        if rho_w > 0 and rho_r > 0 and rho < 1:
+            mix = 2 * rho_r * rho_w / rho
+            add = (wait - model) / mix
+            if 0.1 <= rho <= 0.9:
+                turn.setdefault(r["mode"], []).append((add, add * (1 - rho)))
+                sxy += mix * (wait - model)
+                sxx += mix * mix
+            t_add, t_amp = f"{add * 1e9:6.0f}", f"{add * (1 - rho) * 1e9:6.0f}"
+        print(f"{r['mode']:>5} {int(r['bg_ctas']):3} {r.get('writer_ctas', ''):>3} {rd / 1e9:10.1f} "
+              f"{wr / 1e9:11.1f} {rho:6.2f} {wait * 1e9:8.0f} {model * 1e9:9.0f} {w:>5} {t_add:>6} "
+              f"{t_amp:>6}")
     for mode, ws in sorted(weights.items()):
         print(f"w over the {mode} rows at rho 0.1 - 0.9: median {statistics.median(ws):.1f} "
               f"(range {min(ws):.1f} - {max(ws):.1f}, {len(ws)} rows)")
-
+    for mode, ts in sorted(turn.items()):
+        for i, form in enumerate(("t_add", "t_amp")):
+            v = [t[i] * 1e9 for t in ts]
+            print(f"{form} over the {mode} rows at rho 0.1 - 0.9: median {statistics.median(v):.0f} ns "
+                  f"(range {min(v):.0f} - {max(v):.0f}, {len(v)} rows)")
+    if sxx > 0:
+        fitted = sxy / sxx
+        print(f"hbm.turnaround_delay: {fitted * 1e9:.1f} ns (least squares through the origin of "
+              f"the wait beyond the reads' model against 2 rho_r rho_w / rho, every mixed row at "
+              f"rho 0.1 - 0.9)")
+        if args.check:
+            for name in args.check:
+                have = preset_value(name, "hbm", "turnaround_delay")
+                if abs(have - fitted) > 0.05e-9:
+                    raise SystemExit(f"{name}: hbm.turnaround_delay {have * 1e9:.1f} ns, but "
+                                     f"{args.data}/hbm_turnaround.csv gives {fitted * 1e9:.1f} ns")
+                print(f"{name}: hbm.turnaround_delay {have * 1e9:.1f} ns, as fitted")
 
 if __name__ == "__main__":
     main()

@@ -575,6 +575,56 @@ TEST_CASE("a store to HBM crosses HBM's write side, a load does not") {
   CHECK(run("load") == 1'000'000 + 564'000 + 1'000'000);
 }
 
+TEST_CASE("an HBM load waits longer where reads and writes mix (hbm.turnaround_delay)") {
+  // A probe CTA loads 64 KiB with 512 B in flight (32 threads x 16 B) beside 4 background CTAs
+  // moving 50 GB/s each (their SM's memory pipe binds), all reads, all writes, or two of each.
+  // The probe's rate p = 512 B / (500 ns + d), d = 100 ns x rho / (1 - rho) + t x 2 rho_r
+  // rho_w / rho with rho = 0.2 + p / 1 TB/s (rho_r: the readers' 0.2, 0.1 or 0 plus the probe's;
+  // rho_w the writers'); its stream ends 1 us (launch) + 500 ns + 64 KiB / p after the start.
+  auto run = [](int writers, double t_ns) {
+    models::HardwareSpec hw = toy_device(8);
+    hw.hbm.queue_delay = sim::Duration::ns(100);
+    hw.hbm.turnaround_delay = sim::Duration::ps(std::llround(t_ns * 1e3));
+    hw.hbm.write_bandwidth = sim::Bandwidth::GBps(1000);
+    hw.sm.memory_rate = sim::Bandwidth::GBps(50);
+    hw.sm.store_cost = 1;
+    const std::string text = "world: 1\nparams: {W: " + std::to_string(writers) + R"(}
+kernels:
+  probe:
+    grid: 1
+    threads: 32
+    roles: [{name: p, ops: [{load: {bytes: 65536, via: ldst, threads: 32, vector: 16, unroll: 1}}]}]
+  bg:
+    grid: 4
+    threads: 2048
+    roles:
+      - {name: r, if: cta >= W, ops: [{load: {bytes: 20000000, via: ldst}}]}
+      - {name: w, if: cta < W, ops: [{store: {bytes: 20000000, via: ldst}}]}
+streams:
+  - {name: b, ops: [launch: bg]}
+  - {name: p, ops: [launch: probe]}
+)";
+    return stream_end(run_kernels(text, 1, hw).result, 0, "p");
+  };
+  auto want = [](int writers, double t_ns) {
+    const double rho_w = 0.05 * writers, bg = 0.2;
+    double lo = 0, hi = 512 / 500e-9;  // the probe's rate, by bisection
+    for (int i = 0; i < 200; ++i) {
+      const double p = (lo + hi) / 2, rho = bg + p / 1e12, rho_r = rho - rho_w;
+      const double d = 100e-9 * rho / (1 - rho) + t_ns * 1e-9 * 2 * rho_r * rho_w / rho;
+      (512 / (500e-9 + d) > p ? lo : hi) = p;
+    }
+    return 1e6 + 5e5 + 65536 / lo * 1e12;
+  };
+  for (int writers : {0, 2, 4}) {
+    CHECK(static_cast<double>(run(writers, 400)) == Approx(want(writers, 400)).epsilon(2e-3));
+    CHECK(static_cast<double>(run(writers, 0)) == Approx(want(writers, 0)).epsilon(2e-3));
+  }
+  // Mixed, the probe is slower than beside readers or writers alone, by about t x 0.1 per load.
+  CHECK(want(2, 400) > want(0, 400) * 1.05);
+  CHECK(want(2, 400) > want(4, 400) * 1.05);
+}
+
 TEST_CASE("a communication role takes its share of the SM's math pipe while it moves data") {
   // One CTA: a math role (20e6 flops at the toy's 1e12 flops/s: 20 us alone) and a role storing
   // 1e6 B locally by ld/st (a 240 GB/s memory pipe / store_cost 4: 60 GB/s, 16.666667 us after the
