@@ -19,10 +19,11 @@
 //               it read and wrote and its span by %globaltimer.
 // The dynamic shared memory (kSharedBytes, unused) keeps every CTA on an SM of its own.
 // A row: the probe's round (its latency beside that traffic), the background's CTAs and how
-// many of them write (copies: all), and its read and write rates. K = 0 is the unloaded latency. Verified: the probe's sum of what it read against
-// the pattern's closed form (a wrong address or a stale line would change it). The background's
-// traffic is not verified (it only loads the memory). Background loops stop by themselves after
-// 50 ms of %globaltimer if `done` never comes (all CTAs are resident: grid <= SMs, one per SM).
+// many of them write (copies: all), and its read and write rates. K = 0 is the unloaded
+// latency. Verified: the probe's sum of what it read against the pattern's closed form (a wrong
+// address or a stale line would change it). The background's traffic is not verified (it only
+// loads the memory). Background loops stop by themselves after 50 ms of %globaltimer if `done`
+// never comes (all CTAs are resident: grid <= SMs, one per SM).
 #include <vector>
 
 #include "common.cuh"
@@ -203,8 +204,8 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaDeviceSynchronize());
       Out got{};
       CUDA_CHECK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
-      const uint32_t want = pattern_sum(4 * (first + probe_vectors), kSeedProbe) -
-                            pattern_sum(4 * first, kSeedProbe);
+      const uint32_t want =
+          pattern_sum(4 * (first + probe_vectors), kSeedProbe) - pattern_sum(4 * first, kSeedProbe);
       if (got.probe_sum != want) {
         std::fprintf(stderr, "VERIFY FAILED: probe sum %u, want %u (mode %s, K %d)\n",
                      got.probe_sum, want, mode_name(c.mode), c.k);
