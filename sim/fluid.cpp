@@ -11,6 +11,18 @@
 
 namespace mgsim::sim {
 
+double closed_loop_rate(std::int64_t customers, double think, double demand) {
+  MGSIM_CHECK(customers >= 1 && customers <= 65536 && think >= 0.0 && demand > 0.0,
+              "a closed loop needs 1..65536 customers, a wait >= 0 and a demand > 0");
+  double queued = 0.0, rate = 0.0;
+  for (std::int64_t k = 1; k <= customers; ++k) {
+    const double response = demand * (1.0 + queued);
+    rate = static_cast<double>(k) / (think + response);
+    queued = rate * response;
+  }
+  return rate;
+}
+
 using detail::Flow;
 using detail::kInf;
 using detail::Member;
@@ -67,9 +79,16 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   MGSIM_CHECK(!window || (window->bytes.count() > 0 && window->hold > Duration::zero() &&
                           window->waits >= 1),
               "a flow's window needs bytes, a hold time and at least one wait");
+  MGSIM_CHECK(!window || (window->customers >= 0 && window->customers <= 65536),
+              "a window's customers must be 0..65536, not {}", window ? window->customers : 0);
   for (ResourceId r : path) {
     MGSIM_CHECK(r.value < m.resources.size(), "unknown resource id {}", r.value);
   }
+  // A closed loop's station: each customer's bytes cross it once per listing on the path.
+  const std::int64_t visits =
+      window && window->customers > 0 ? std::count(path.begin(), path.end(), window->station) : 0;
+  MGSIM_CHECK(!window || window->customers == 0 || visits > 0,
+              "a window's station must be on its flow's path");
   const double static_cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
   // Per wait: waits x (hold + q) per window is (window / waits) per (hold + q).
   const double window_bytes =
@@ -77,14 +96,22 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
              : 0.0;
   const double hold =
       window ? static_cast<double>(window->hold.picoseconds()) / detail::kPsPerSecond : 0.0;
+  detail::Loop loop;
+  if (visits > 0) {
+    loop.customers = static_cast<std::uint32_t>(window->customers);
+    loop.waits = static_cast<double>(window->waits);
+    loop.demand = static_cast<double>(window->bytes.count()) /
+                  static_cast<double>(window->customers) * static_cast<double>(visits) /
+                  m.resources[window->station.value].capacity_bps;
+  }
   // A flow equal to one started at this instant joins its bundle (fluid_impl.hpp, Bundles).
   std::optional<std::uint32_t> leader;
   std::uint64_t key = 0;
   const bool bundles = bytes.count() > 0 && !path.empty();
   if (bundles) {
     m.open_instant();
-    key = m.bundle_key(path, bytes.count(), static_cap, window_bytes, hold);
-    leader = m.find_bundle(key, path, bytes.count(), static_cap, window_bytes, hold);
+    key = m.bundle_key(path, bytes.count(), static_cap, window_bytes, hold, loop);
+    leader = m.find_bundle(key, path, bytes.count(), static_cap, window_bytes, hold, loop);
   }
   std::uint32_t slot;
   if (!m.free_flows.empty()) {
@@ -118,12 +145,13 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   f.cap = f.static_cap;
   f.window = window_bytes;
   f.hold = hold;
+  f.loop = loop;
   f.last_update = m.engine.now();
   f.epoch = 0;
 
   if (f.window > 0.0) {
     ++m.window_flows_active;
-    f.cap = std::min(f.static_cap, f.window / f.hold);  // no path yet
+    f.cap = std::min(f.static_cap, m.window_rate(f, f.hold));  // no path yet
   }
   if (bytes.count() == 0 || path.empty()) {
     // Nothing to share: a zero-byte flow ends now; a pathless flow runs at its own cap.

@@ -71,7 +71,12 @@ struct ResourceStats {
 
 // What a flow keeps in flight and for how long each byte holds its slot: it moves at most
 // `bytes` per `waits` x (`hold` + the queueing delays on its path) (a loop that waits for its
-// loads `waits` times per window). REQUIRES: bytes > 0, hold > 0, waits >= 1.
+// loads `waits` times per window; a queue its path crosses more than once is waited in once).
+// With `customers` (warps, each keeping bytes / customers in flight), the window is a closed
+// loop: each customer waits that long, then passes its bytes through `station` (a resource on
+// the path, crossed once per listing: an SM's memory pipe), where it queues behind the others
+// (closed_loop_rate); without, the station's queue is not seen (the sharp bound).
+// REQUIRES: bytes > 0, hold > 0, waits >= 1, customers >= 0, station on the path if customers.
 // What mixing costs a queueing resource (set_queueing): the flows that also cross `marker` and
 // those that do not, alternating, add coefficient x 2 rho_m rho_u / rho to its delay.
 // REQUIRES: coefficient >= 0.
@@ -84,7 +89,18 @@ struct Window {
   Bytes bytes;
   Duration hold;
   std::int64_t waits = 1;
+  std::int64_t customers = 0;
+  ResourceId station{};
 };
+
+// Throughput, in cycles per second, of `customers` identical customers that each wait `think`
+// seconds (a delay every customer has at once: a memory latency) and then `demand` seconds at one
+// queue (first come, first served), exact mean value analysis of that closed network (Reiser and
+// Lavenberg, 1980): Q_0 = 0; R_k = demand (1 + Q_(k-1)), X_k = k / (think + R_k), Q_k = X_k R_k.
+// Below the sharp bound min(customers / (think + demand), 1 / demand), most where the two meet:
+// there the customers find each other at the queue. REQUIRES: 1 <= customers <= 65536,
+// think >= 0, demand > 0.
+double closed_loop_rate(std::int64_t customers, double think, double demand);
 
 class FluidNetwork {
  public:

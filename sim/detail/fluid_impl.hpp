@@ -83,6 +83,15 @@ inline constexpr double kQueueTolerance = 1e-4;
 inline constexpr int kMaxQueueSteps = 24;
 inline constexpr std::uint32_t kNoMarker = UINT32_MAX;
 
+// A window flow's closed loop (Window's customers; none: customers 0): its customers, the waits
+// per window, and the seconds each customer's bytes take at the station per cycle.
+struct Loop {
+  std::uint32_t customers = 0;
+  double waits = 1.0;
+  double demand = 0.0;
+  bool operator==(const Loop&) const = default;
+};
+
 struct Member {
   std::uint32_t flow;  // flow slot
   std::uint32_t hop;   // index into that flow's path
@@ -207,12 +216,14 @@ struct Flow {
   double static_cap = kInf;  // start_flow's cap
   double window = 0.0;       // bytes in flight (0: not a window flow)
   double hold = 0.0;         // seconds each holds its slot, before queueing
+  Loop loop;                 // a window flow's closed loop, if it has customers
   Time last_update;
   EventId done_event;
   std::function<void()> on_done;
   // Solver scratch.
   std::uint64_t epoch = 0;
   std::uint64_t queue_stamp = 0;  // settle_queues: it crosses the queue's marker
+  std::uint32_t queue_marks = 0;  // settle_queues: its hops on that marker not yet counted
   double new_rate = 0.0;
 };
 
@@ -271,6 +282,7 @@ struct FluidNetwork::Impl {
   // besides that resource's delay), and what else limits the flow.
   struct WindowFlow {
     double window, hold, limit, members;
+    detail::Loop loop;
   };
   std::vector<WindowFlow> window_flows;
   // Bundles open for joining: the leaders started at the current instant, in an open-addressing
@@ -406,18 +418,41 @@ struct FluidNetwork::Impl {
   // bundle equal to such a flow (started at this instant, nothing moved); a bundle opened, led by
   // `slot`.
   static std::uint64_t bundle_key(std::span<const ResourceId> path, std::int64_t bytes, double cap,
-                                  double window, double hold);
+                                  double window, double hold, const detail::Loop& loop);
   void open_instant();
   std::optional<std::uint32_t> find_bundle(std::uint64_t key, std::span<const ResourceId> path,
                                            std::int64_t bytes, double cap, double window,
-                                           double hold) const;
+                                           double hold, const detail::Loop& loop) const;
   void add_bundle(std::uint64_t key, std::uint32_t slot);
   void insert_bundle(const OpenBundle& o);
+  // What a window flow moves when each of its waits lasts `wait` seconds (its hold and the
+  // queueing delays): its window per wait, or its closed loop's rate (Window).
+  static double window_rate(const Flow& f, double wait) {
+    return window_rate(f.window, f.loop, wait);
+  }
+  static double window_rate(double window, const detail::Loop& loop, double wait) {
+    if (loop.customers == 0) return window / wait;
+    const double per_customer = window * loop.waits / loop.customers;
+    return per_customer * closed_loop_rate(loop.customers, wait * loop.waits, loop.demand);
+  }
+  // The queueing delays on a flow's path, each queue once however often the path lists it (a
+  // copy's bytes cross its HBM twice, read and written, but its loads wait in the queue once);
+  // `skip`'s not at all.
+  double path_delay(const Flow& f, std::uint32_t skip = UINT32_MAX) const {
+    double delay = 0.0;
+    for (std::size_t k = 0; k < f.path.size(); ++k) {
+      const std::uint32_t r = f.path[k];
+      if (r == skip || resources[r].queue_delay == 0.0) continue;
+      if (std::find(f.path.begin(), f.path.begin() + static_cast<std::ptrdiff_t>(k), r) !=
+          f.path.begin() + static_cast<std::ptrdiff_t>(k))
+        continue;
+      delay += resources[r].queue_delay;
+    }
+    return delay;
+  }
   // A window flow's cap with its path's queueing delays as they stand.
   void window_cap(Flow& f) const {
-    double delay = f.hold;
-    for (std::uint32_t r : f.path) delay += resources[r].queue_delay;
-    f.cap = std::min(f.static_cap, f.window / delay);
+    f.cap = std::min(f.static_cap, window_rate(f, f.hold + path_delay(f)));
   }
   // An active flow's leader: itself unless it is an alias.
   Flow& leader_of(Flow& f) { return f.leader == detail::kNoLeader ? f : flows[f.leader]; }
@@ -430,13 +465,15 @@ struct FluidNetwork::Impl {
 
 inline std::uint64_t FluidNetwork::Impl::bundle_key(std::span<const ResourceId> path,
                                                     std::int64_t bytes, double cap, double window,
-                                                    double hold) {
+                                                    double hold, const detail::Loop& loop) {
   std::uint64_t h = 0x9E37'79B9'7F4A'7C15ull ^ static_cast<std::uint64_t>(bytes);
   auto mix = [&h](std::uint64_t v) { h ^= v + 0x9E37'79B9'7F4A'7C15ull + (h << 6) + (h >> 2); };
   for (ResourceId r : path) mix(r.value);
   mix(std::bit_cast<std::uint64_t>(cap));
   mix(std::bit_cast<std::uint64_t>(window));
   mix(std::bit_cast<std::uint64_t>(hold));
+  mix(loop.customers);
+  mix(std::bit_cast<std::uint64_t>(loop.demand));
   return h;
 }
 
@@ -449,7 +486,7 @@ inline void FluidNetwork::Impl::open_instant() {
 
 inline std::optional<std::uint32_t> FluidNetwork::Impl::find_bundle(
     std::uint64_t key, std::span<const ResourceId> path, std::int64_t bytes, double cap,
-    double window, double hold) const {
+    double window, double hold, const detail::Loop& loop) const {
   if (open_bundles.empty()) return std::nullopt;
   const std::size_t mask = open_bundles.size() - 1;
   for (std::size_t i = key & mask; open_bundles[i].stamp == open_stamp; i = (i + 1) & mask) {
@@ -459,7 +496,7 @@ inline std::optional<std::uint32_t> FluidNetwork::Impl::find_bundle(
     // Started at this instant (the table holds no other), so nothing of it has moved; its bytes
     // times its members must still fit the resources' exact count of bytes carried.
     if (!l.active || l.generation != o.generation || l.bytes != bytes || l.static_cap != cap ||
-        l.window != window || l.hold != hold || l.path.size() != path.size() ||
+        l.window != window || l.hold != hold || l.loop != loop || l.path.size() != path.size() ||
         l.bytes > std::numeric_limits<std::int64_t>::max() / (l.members + 1))
       continue;
     if (std::equal(path.begin(), path.end(), l.path.begin(),

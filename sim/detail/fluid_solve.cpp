@@ -195,24 +195,33 @@ void FluidNetwork::Impl::settle_queues() {
       double load = 0.0, windowed = 0.0, marked = 0.0;
       window_flows.clear();
       if (r.queue_marker != detail::kNoMarker) {
+        // A flow's hops on the marker: that many of its hops here are marked (a copy crosses
+        // its HBM twice, once written).
         ++queue_stamp;
-        for (const Member& m : resources[r.queue_marker].flows)
-          flows[m.flow].queue_stamp = queue_stamp;
+        for (const Member& m : resources[r.queue_marker].flows) {
+          Flow& f = flows[m.flow];
+          f.queue_marks = f.queue_stamp == queue_stamp ? f.queue_marks + 1 : 1;
+          f.queue_stamp = queue_stamp;
+        }
       }
       for (const Member& m : r.flows) {
-        const Flow& f = flows[m.flow];
+        Flow& f = flows[m.flow];
         const double members = f.members;
         load += f.new_rate * members;
-        if (r.queue_marker != detail::kNoMarker && f.queue_stamp == queue_stamp)
+        if (r.queue_marker != detail::kNoMarker && f.queue_stamp == queue_stamp &&
+            f.queue_marks > 0) {
           marked += f.new_rate * members;
+          --f.queue_marks;
+        }
         if (f.window == 0.0) continue;
         windowed += f.new_rate * members;
-        // Its window and hold per wait besides this resource's delay; what else limits it (the
-        // rate it has unless its window's cap binds: its static cap if it does).
-        double hold = f.hold;
-        for (std::uint32_t pi : f.path) hold += pi == ri ? 0.0 : resources[pi].queue_delay;
+        // Its hold per wait besides this resource's delay; what else limits it (the rate it
+        // has unless its window's cap binds: its static cap if it does). A flow listed here
+        // twice is two entries: its rate counts twice in the utilisation.
+        const double hold = f.hold + path_delay(f, ri);
         const bool bound = f.cap < f.static_cap && f.new_rate >= f.cap * (1 - 1e-9);
-        window_flows.push_back({f.window, hold, bound ? f.static_cap : f.new_rate, members});
+        window_flows.push_back(
+            {f.window, hold, bound ? f.static_cap : f.new_rate, members, f.loop});
       }
       const double u = r.queue_rho;
       const double measured = std::min(load / r.capacity_bps, detail::kMaxQueueRho);
@@ -240,7 +249,7 @@ void FluidNetwork::Impl::settle_queues() {
         const double delay = r.queue_coefficient * v / (1.0 - v) + r.queue_extra;
         double x = other;
         for (const WindowFlow& w : window_flows)
-          x += w.members * std::min(w.limit, w.window / (w.hold + delay));
+          x += w.members * std::min(w.limit, window_rate(w.window, w.loop, w.hold + delay));
         return std::min(x / r.capacity_bps, detail::kMaxQueueRho);
       };
       double a = lo, b = hi;

@@ -682,3 +682,67 @@ TEST_CASE(
   }
   for (FlowId id : marked) CHECK(only.rate(id) == Approx(lo * 1e12 / 4).epsilon(1e-3));
 }
+
+TEST_CASE("a copy's flow, crossing a queue twice and its marker once, waits once and mixes") {
+  // One window flow keeping 125 KB in flight for 400 ns crosses a 1 TB/s queue twice (read and
+  // written) and the queue's marker once (written): its rate X counts twice in rho = 2 X / 1e12,
+  // it waits the delay once, 100 ns x rho / (1 - rho), and half its bytes here are marked, so the
+  // mix adds 400 ns x 2 (rho / 2) (rho / 2) / rho = 400 ns x rho / 2.
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId hbm = net.add_resource("hbm", Bandwidth::GBps(1000));
+  ResourceId writes = net.add_resource("hbm.write", Bandwidth::GBps(10'000));
+  net.set_queueing(hbm, Duration::ns(100), QueueMix{writes, Duration::ns(400)});
+  const FlowId id = net.start_flow(
+      std::vector{hbm, hbm, writes}, Bytes(1'000'000'000), std::nullopt, [] {},
+      Window{Bytes(125'000), Duration::ns(400)});
+  double lo = 0.0, hi = 0.95;
+  for (int i = 0; i < 200; ++i) {
+    const double rho = (lo + hi) / 2;
+    const double x = 125e3 / (400e-9 + 100e-9 * rho / (1 - rho) + 400e-9 * rho / 2);
+    (2 * x / 1e12 > rho ? lo : hi) = rho;
+  }
+  CHECK(net.rate(id) == Approx(lo * 1e12 / 2).epsilon(1e-3));
+  CHECK(lo > 0.2);  // far enough into the queue that waiting twice would show
+}
+
+TEST_CASE("a closed loop's rate is exact mean value analysis, below both sharp bounds") {
+  // By hand (think 3, demand 1): one customer 1 / 4; two: Q_1 = 1 / 4, R_2 = 5 / 4, X_2 = 2 /
+  // (17 / 4) = 8 / 17; three: Q_2 = 8 / 17 x 5 / 4 = 10 / 17, R_3 = 27 / 17, X_3 = 3 / (78 / 17)
+  // = 17 / 26. The sharp bounds: 3 / 4 (the think time) and 1 (the queue).
+  CHECK(closed_loop_rate(1, 3.0, 1.0) == Approx(0.25).epsilon(1e-12));
+  CHECK(closed_loop_rate(2, 3.0, 1.0) == Approx(8.0 / 17).epsilon(1e-12));
+  CHECK(closed_loop_rate(3, 3.0, 1.0) == Approx(17.0 / 26).epsilon(1e-12));
+  // Far past the queue's rate, it approaches it from below; with no think time, one customer
+  // keeps the queue busy.
+  CHECK(closed_loop_rate(6, 3.0, 1.0) < 0.99);
+  CHECK(closed_loop_rate(6, 3.0, 1.0) > 0.9);
+  CHECK(closed_loop_rate(64, 3.0, 1.0) <= 1.0);
+  CHECK(closed_loop_rate(64, 3.0, 1.0) == Approx(1.0).epsilon(1e-9));
+  CHECK(closed_loop_rate(1, 0.0, 2.0) == Approx(0.5).epsilon(1e-12));
+  CHECK_THROWS_AS(closed_loop_rate(0, 1.0, 1.0), InternalError);
+}
+
+TEST_CASE("a window with customers moves at its closed loop's rate through its station") {
+  // A flow keeping 8 KB in flight as 4 customers of 2 KB, each waiting 300 ns (its hold), then
+  // crossing a 20 GB/s station twice (2 x 100 ns of demand), beside a queue that does not bind:
+  // 2 KB x closed_loop_rate(4, 300 ns, 200 ns) (a fifth of the queue's time idle at four
+  // customers: 7.1 GB/s of the 10 the station allows and the 27.3 their think time would).
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId station = net.add_resource("pipe", Bandwidth::GBps(20));
+  ResourceId hbm = net.add_resource("hbm", Bandwidth::GBps(1000));
+  const FlowId id = net.start_flow(
+      std::vector{hbm, station, station}, Bytes(1'000'000), std::nullopt, [] {},
+      Window{Bytes(8000), Duration::ns(300), 1, 4, station});
+  e.run_until(Time::from_ps(1));
+  const double want = 2000 * closed_loop_rate(4, 300e-9, 200e-9);
+  CHECK(net.rate(id) == Approx(want).epsilon(1e-9));
+  CHECK(want < 10e9);
+  CHECK(want > 6e9);
+  // The station must be on the path.
+  CHECK_THROWS_AS(net.start_flow(
+                      std::vector{hbm}, Bytes(1), std::nullopt, [] {},
+                      Window{Bytes(8000), Duration::ns(300), 1, 4, station}),
+                  InternalError);
+}
