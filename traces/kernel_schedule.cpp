@@ -296,6 +296,22 @@ class KernelParser {
                             is_reduce ? "reduce already reduces: it" : "load"));
       }
     }
+    if (auto f = r.optional("from")) {
+      if constexpr (is_store) {
+        if (op.via != Via::ldst)
+          f->fail(
+              fmt::format("'from' makes an ld/st store a copy loop (each warp loads, then "
+                          "stores); via must be ldst, not '{}' (a TMA copy is a load into shared "
+                          "memory and a store from it)",
+                          to_string(op.via)));
+        op.from = parse_copy_source(*f);
+      } else {
+        f->fail(
+            fmt::format("'from' belongs to an ld/st store (the data a copy loop loads first); "
+                        "a {} has its own source",
+                        T::kName));
+      }
+    }
     r.finish();
     if (op.via == Via::multimem && op.peer)
       node.fail("a multimem op addresses the whole multicast group: drop 'peer'");
@@ -359,6 +375,20 @@ class KernelParser {
   static void check_operands(const sim::Node& node, const MmaShape& op) {
     if (op.operands && op.dtype == models::Dtype::fp32)
       node.fail("'operands' (reads from shared memory) go with tensor-core types, not fp32");
+  }
+
+  // A copy's source: the rank whose memory it reads (an expression), or {peer, buffer, region}.
+  CopySource parse_copy_source(const sim::Node& node) {
+    CopySource from;
+    if (node.is_scalar()) {
+      from.peer = Expr::parse(node, scope_);
+      return from;
+    }
+    sim::MapReader r(node, "from");
+    if (auto p = r.optional("peer")) from.peer = Expr::parse(*p, scope_);
+    from.data = parse_data(r, set_, scope_);
+    r.finish();
+    return from;
   }
 
   // An operand's data: a buffer's name, or {buffer, region}.

@@ -130,9 +130,18 @@ struct LoadOp : TransferOp {
   std::optional<Expr> multicast;
 };
 
+// Where an ld/st store's data is loaded from when the same threads load it first (`from`: a
+// copy loop, each warp's stores after its loads): the rank whose memory is read (default this
+// rank) and the data read.
+struct CopySource {
+  std::optional<Expr> peer;
+  BufferRef data;
+};
+
 struct StoreOp : TransferOp {
   static constexpr const char* kName = "store";
   bool add = false;  // a TMA store-add
+  std::optional<CopySource> from;
 };
 
 // Always via multimem (the parser's check).

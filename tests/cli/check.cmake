@@ -91,6 +91,10 @@ mgsim_cli_test(check.hack.flag_never_reset 1
   "stale_wait: rank 1 kernel 'step' CTA 0 role 'consume': this wait on flag 'ready'[0] on rank 1 returns on signals it had all synchronised with already"
   check ${HACKS}/flag_reuse.yaml --topology hgx-h200-8 -D RESET=0)
 mgsim_cli_test(check.hack.flag_reset 0 "us" check ${HACKS}/flag_reuse.yaml --topology hgx-h200-8)
+mgsim_cli_test(check.hack.copy_from_peer 0 "us" check ${HACKS}/copy.yaml --topology hgx-h200-8)
+mgsim_cli_test(check.hack.copy_from_own_memory 1
+  "unwritten_read: rank 0 kernel 'pull' CTA 0 role 'copy': its copy (store from) reads buffer 'x' on rank 0, which nothing has written and which is not an input"
+  check ${HACKS}/copy.yaml --topology hgx-h200-8 -D SRC=0)
 mgsim_cli_test(check.hack.multicast_unshared 1
   "multicast_mismatch: a read multicast to 2 CTAs: in cluster 0 of kernel 'gemm' 1 CTA read 2097152 bytes of buffer 'B' region 0 on rank 0, not a whole number of 2-CTA groups reading the same data"
   check ${HACKS}/multicast.yaml --topology hgx-h200-8 -D SHARE=0)

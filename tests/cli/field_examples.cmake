@@ -32,7 +32,7 @@ set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1109.546403 us (1109546403 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1109.568133 us (1109568133 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
   "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
@@ -65,7 +65,7 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
 mgsim_cli_test(field.ring_attention 0 "total: 679.461168 us (679461168 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ulysses_attention 0 "total: 760.362931 us (760362931 ps)"
+mgsim_cli_test(field.ulysses_attention 0 "total: 760.605873 us (760605873 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
 
 # MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is

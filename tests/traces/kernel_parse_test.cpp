@@ -87,6 +87,23 @@ streams: [{name: s, ops: [{launch: k}]}]
 )"),
              Catch::Contains("a store-add is a TMA bulk reduction") &&
                  Catch::Contains("via must be tma, not 'ldst'"));
+  // `from` makes an ld/st store a copy loop; a TMA store or a load has no such source.
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{store: {bytes: 1, via: tma, from: 0}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"),
+             Catch::Contains("k.yaml:2:75: error: 'from' makes an ld/st store a copy loop") &&
+                 Catch::Contains("via must be ldst, not 'tma'"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, via: ldst, from: 0}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"),
+             Catch::Contains("error: 'from' belongs to an ld/st store"));
+  CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{store: {bytes: 1, via: ldst, from: {rank: 0}}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"),
+             Catch::Contains("k.yaml:2:77: error: unknown key 'rank'"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{mma: {m: ctaa, n: 1, k: 1}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]

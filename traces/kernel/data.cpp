@@ -1,11 +1,12 @@
 // What a kernel op reads and writes, for the run's data check (traces/data_check.hpp), told when
 // the op starts: a load reads its buffer region on `peer` (default this rank); a store writes
-// it; a multimem store writes the region on every rank of the world and a multimem reduce reads
-// it on every rank; mma and mainloop read their operands `a` (m x k elements) and `b` (k x n)
-// on `peer` (mainloop) or this rank, and count 2 x m x n x k flops for the rank; a multicast
-// load's data, and a mainloop's multicast operands, are told as shared within the CTA's cluster
-// (DataCheck::multicast_read: the CTAs that share a read must read the same data). Flags and
-// barriers are told by their units (op_signal.cpp, op_wait.cpp, op_arrive.cpp, op_sync.cpp).
+// it (a store `from` a source reads that first, on the source's rank); a multimem store writes the
+// region on every rank of the world and a multimem reduce reads it on every rank; mma and mainloop
+// read their operands `a` (m x k elements) and `b` (k x n) on `peer` (mainloop) or this rank, and
+// count 2 x m x n x k flops for the rank; a multicast load's data, and a mainloop's multicast
+// operands, are told as shared within the CTA's cluster (DataCheck::multicast_read: the CTAs that
+// share a read must read the same data). Flags and barriers are told by their units (op_signal.cpp,
+// op_wait.cpp, op_arrive.cpp, op_sync.cpp).
 #include "traces/kernel/ops.hpp"
 
 namespace mgsim::traces::kernel {
@@ -57,7 +58,9 @@ struct Data {
       everywhere(o, [&](int q, std::int64_t b) { write(q, o.data, b, "multimem store"); });
       return;
     }
-    write(peer_of(o.peer), o.data, bytes(o, "store bytes"), o.kName);
+    const std::int64_t b = bytes(o, "store bytes");
+    if (o.from) read(peer_of(o.from->peer), o.from->data, b, "copy (store from)");
+    write(peer_of(o.peer), o.data, b, o.kName);
   }
   void operator()(const ReduceOp& o) const {
     everywhere(o, [&](int q, std::int64_t b) { read(q, o.data, b, "multimem reduce"); });

@@ -125,6 +125,26 @@ void share_multicast(std::int64_t n, Bytes& moved, Caps& caps, int& pipe_units) 
   pipe_units *= static_cast<int>(n);
 }
 
+// An ld/st access's threads (default: the CTA's) and warps, the customers of its closed loop.
+std::int64_t ldst_threads(const RoleRun& r, const TransferOp& op) {
+  return op.threads ? op.threads->eval_positive(r.env, "threads") : r.cta->launch->threads;
+}
+std::int64_t ldst_warps(const RoleRun& r, const TransferOp& op) {
+  return std::min<std::int64_t>((ldst_threads(r, op) + 31) / 32, 65536);
+}
+
+// An ld/st loop's rate when nothing it waits on queues: `warps` warps each keep window / warps
+// bytes in flight, wait `think` for them, then pass them `units` times through the SM's memory
+// pipe, where they queue behind the other warps' (sim::closed_loop_rate); the sharp bound
+// window / think is reached only far from the pipe's rate.
+Bandwidth loop_rate(std::int64_t window, std::int64_t warps, Duration think, int units,
+                    Bandwidth pipe) {
+  const double per_warp = static_cast<double>(window) / static_cast<double>(warps);
+  const double demand = per_warp * units / static_cast<double>(pipe.bytes_per_second());
+  const double rate = per_warp * sim::closed_loop_rate(warps, think.seconds(), demand);
+  return Bandwidth::bytes_per_second(std::max<std::int64_t>(1, std::llround(std::floor(rate))));
+}
+
 // A load (`load`, with its working set and multicast) or a store (null, with its add) via tma
 // or ldst; `bytes_what` names the bytes in messages.
 bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_view bytes_what,
@@ -196,8 +216,14 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       rounds = op.rounds->eval_positive(r.env, "rounds");
       held = Duration::ps(mul(*op.rounds, held.picoseconds(), rounds));
     }
-    caps.cap = window_rate(window, held);
-    if (queued) caps.misses_window = sim::Window{Bytes(window), one_wait, rounds};
+    // A load's warps wait for their data, which then crosses the pipe: a closed loop. A store's
+    // do not wait for theirs (posted): the pipe's rate is its only queue.
+    const std::int64_t warps = ldst_warps(r, op);
+    caps.cap = is_load ? loop_rate(window, warps, held, 1, spec.sm.memory_rate)
+                       : window_rate(window, held);
+    if (queued)
+      caps.misses_window =
+          sim::Window{Bytes(window), one_wait, rounds, warps, x.gpu(rank).memory_pipe(r.cta->sm)};
   }
   if (op.own_warp)
     hold_comm_warp(x, r,
@@ -228,12 +254,61 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   return false;
 }
 
+// An ld/st store `from` a source: a copy loop. Each warp loads its window's share from the
+// source (its latency: the source's HBM, plus the route's round trip from a peer), then stores
+// it (posted), then loads again: one flow over [the source's HBM, the route from a peer source,
+// the SM's memory pipe 1 + sm.store_cost times, the route to a peer destination, the
+// destination's HBM and its write side], a window of threads x vector x unroll bytes whose
+// warps wait the load's latency (and the HBM's queue) and then queue at the pipe
+// (sim::closed_loop_rate): a copy that keeps a pipe busy waits there between its loads, so it
+// falls short of twice a read's rate (validate/data/h200-single/mlp.csv's copy rows), where
+// a load and a store as two roles would overlap freely. The op starts after one load latency;
+// stores to a peer are acknowledged a round trip after the last (RoleRun::in_flight).
+bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
+  const models::HardwareSpec& spec = x.spec;
+  const int rank = x.rank_of(r);
+  const std::int64_t bytes = eval_transfer_bytes(op.bytes, r.env, "store bytes");
+  const int src = op.from->peer ? x.check_rank(*op.from->peer, r.env) : rank;
+  const int dst = op.peer ? x.check_rank(*op.peer, r.env) : rank;
+  r.traced_bytes = bytes;
+  if (dst != rank)
+    r.traced_peer = dst;
+  else if (src != rank)
+    r.traced_peer = src;
+  std::vector<sim::ResourceId>& path = r.scratch;
+  path.clear();
+  path.push_back(x.gpu(src).hbm());
+  Duration latency = spec.hbm.latency;
+  Duration think = latency;  // how long a load holds its slot (a peer's: the round trip)
+  if (src != rank) {
+    latency += x.peer_path(src, rank, models::PeerPath::ldst, path);
+    think = x.fabric.route(rank, src, 0).latency + x.fabric.route(src, rank, 0).latency;
+  }
+  const sim::ResourceId pipe = x.gpu(rank).memory_pipe(r.cta->sm);
+  for (int k = 0; k < 1 + spec.sm.store_cost; ++k) path.push_back(pipe);
+  if (dst != rank) {
+    x.peer_path(rank, dst, models::PeerPath::ldst, path);
+    r.in_flight = x.fabric.route(rank, dst, 0).latency + x.fabric.route(dst, rank, 0).latency;
+  }
+  path.push_back(x.gpu(dst).hbm());
+  path.push_back(x.gpu(dst).hbm_write());
+  if (op.own_warp) hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);
+  const std::int64_t window = ldst_window(r, op);
+  begin_phases(r);
+  add_phase(r, latency);
+  FlowSpec& f = add_flow(r);
+  f.path.assign(path.begin(), path.end());
+  f.bytes = spec.ldst.sectors_bytes(Bytes(bytes));
+  f.window = sim::Window{Bytes(window), think, 1, ldst_warps(r, op), pipe};
+  run_phases(x, r);
+  return false;
+}
+
 }  // namespace
 
 std::int64_t ldst_window(const RoleRun& r, const TransferOp& op) {
   constexpr std::int64_t kVector = 16, kUnroll = 4;  // a 128-bit access, 4 per thread in flight
-  const std::int64_t threads =
-      op.threads ? op.threads->eval_positive(r.env, "threads") : r.cta->launch->threads;
+  const std::int64_t threads = ldst_threads(r, op);
   const std::int64_t vector = op.vector ? op.vector->eval_positive(r.env, "vector") : kVector;
   const std::int64_t unroll = op.unroll ? op.unroll->eval_positive(r.env, "unroll") : kUnroll;
   return mul(op.bytes, mul(op.bytes, threads, vector), unroll);
@@ -244,6 +319,7 @@ bool start_load_store(Runner& x, RoleRun& r, const LoadOp& load) {
 }
 
 bool start_load_store(Runner& x, RoleRun& r, const StoreOp& store) {
+  if (store.from) return start_copy(x, r, store);
   return start_transfer(x, r, store, "store bytes", nullptr, store.add);
 }
 
