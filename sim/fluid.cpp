@@ -89,6 +89,9 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
       window && window->customers > 0 ? std::count(path.begin(), path.end(), window->station) : 0;
   MGSIM_CHECK(!window || window->customers == 0 || visits > 0,
               "a window's station must be on its flow's path");
+  MGSIM_CHECK(!window || !window->waited || *window->waited <= path.size(),
+              "a window waits for at most its path's {} hops", path.size());
+
   const double static_cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
   // Per wait: waits x (hold + q) per window is (window / waits) per (hold + q).
   const double window_bytes =
@@ -97,6 +100,8 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   const double hold =
       window ? static_cast<double>(window->hold.picoseconds()) / detail::kPsPerSecond : 0.0;
   detail::Loop loop;
+  loop.waited =
+      static_cast<std::uint32_t>(window && window->waited ? *window->waited : path.size());
   if (visits > 0) {
     loop.customers = static_cast<std::uint32_t>(window->customers);
     loop.waits = static_cast<double>(window->waits);

@@ -76,6 +76,9 @@ struct ResourceStats {
 // loop: each customer waits that long, then passes its bytes through `station` (a resource on
 // the path, crossed once per listing: an SM's memory pipe), where it queues behind the others
 // (closed_loop_rate); without, the station's queue is not seen (the sharp bound).
+// `waited`: how many of the path's first hops the flow waits for; the queues of the rest it does
+// not wait in (a copy's loads wait at their source's HBM, its posted stores not at the
+// destination's); default all.
 // REQUIRES: bytes > 0, hold > 0, waits >= 1, customers >= 0, station on the path if customers.
 // What mixing costs a queueing resource (set_queueing): the flows that also cross `marker` and
 // those that do not, alternating, add coefficient x 2 rho_m rho_u / rho to its delay.
@@ -91,6 +94,7 @@ struct Window {
   std::int64_t waits = 1;
   std::int64_t customers = 0;
   ResourceId station{};
+  std::optional<std::size_t> waited{};
 };
 
 // Throughput, in cycles per second, of `customers` identical customers that each wait `think`

@@ -83,9 +83,11 @@ inline constexpr double kQueueTolerance = 1e-4;
 inline constexpr int kMaxQueueSteps = 24;
 inline constexpr std::uint32_t kNoMarker = UINT32_MAX;
 
-// A window flow's closed loop (Window's customers; none: customers 0): its customers, the waits
-// per window, and the seconds each customer's bytes take at the station per cycle.
+// How a window flow waits (Window): its path's first `waited` hops, whose queues it waits in;
+// as a closed loop (none: customers 0), its customers, the waits per window, and the seconds
+// each customer's bytes take at the station per cycle.
 struct Loop {
+  std::uint32_t waited = 0;
   std::uint32_t customers = 0;
   double waits = 1.0;
   double demand = 0.0;
@@ -216,7 +218,7 @@ struct Flow {
   double static_cap = kInf;  // start_flow's cap
   double window = 0.0;       // bytes in flight (0: not a window flow)
   double hold = 0.0;         // seconds each holds its slot, before queueing
-  Loop loop;                 // a window flow's closed loop, if it has customers
+  Loop loop;                 // how a window flow waits
   Time last_update;
   EventId done_event;
   std::function<void()> on_done;
@@ -435,12 +437,17 @@ struct FluidNetwork::Impl {
     const double per_customer = window * loop.waits / loop.customers;
     return per_customer * closed_loop_rate(loop.customers, wait * loop.waits, loop.demand);
   }
-  // The queueing delays on a flow's path, each queue once however often the path lists it (a
-  // copy's bytes cross its HBM twice, read and written, but its loads wait in the queue once);
-  // `skip`'s not at all.
+  // Whether a window flow waits in resource r's queue: r is among its waited hops.
+  static bool waits_at(const Flow& f, std::uint32_t r) {
+    const auto end = f.path.begin() + static_cast<std::ptrdiff_t>(f.loop.waited);
+    return std::find(f.path.begin(), end, r) != end;
+  }
+  // The queueing delays a window flow waits in: those of its waited hops, each queue once
+  // however often the path lists it (a local copy's bytes cross its HBM twice, read and written,
+  // but its loads wait in the queue once); `skip`'s not at all.
   double path_delay(const Flow& f, std::uint32_t skip = UINT32_MAX) const {
     double delay = 0.0;
-    for (std::size_t k = 0; k < f.path.size(); ++k) {
+    for (std::size_t k = 0; k < f.loop.waited; ++k) {
       const std::uint32_t r = f.path[k];
       if (r == skip || resources[r].queue_delay == 0.0) continue;
       if (std::find(f.path.begin(), f.path.begin() + static_cast<std::ptrdiff_t>(k), r) !=
@@ -473,6 +480,7 @@ inline std::uint64_t FluidNetwork::Impl::bundle_key(std::span<const ResourceId> 
   mix(std::bit_cast<std::uint64_t>(window));
   mix(std::bit_cast<std::uint64_t>(hold));
   mix(loop.customers);
+  mix(loop.waited);
   mix(std::bit_cast<std::uint64_t>(loop.demand));
   return h;
 }

@@ -213,7 +213,8 @@ void FluidNetwork::Impl::settle_queues() {
           marked += f.new_rate * members;
           --f.queue_marks;
         }
-        if (f.window == 0.0) continue;
+        // A window flow that does not wait here moves as the other flows do.
+        if (f.window == 0.0 || !waits_at(f, ri)) continue;
         windowed += f.new_rate * members;
         // Its hold per wait besides this resource's delay; what else limits it (the rate it
         // has unless its window's cap binds: its static cap if it does). A flow listed here

@@ -746,3 +746,29 @@ TEST_CASE("a window with customers moves at its closed loop's rate through its s
                       Window{Bytes(8000), Duration::ns(300), 1, 4, station}),
                   InternalError);
 }
+
+TEST_CASE("a window flow waits in the queues of its waited hops only") {
+  // A flow keeping 125 KB in flight for 400 ns crosses two 1 TB/s queues (100 ns x rho / (1 -
+  // rho) each) but waits only for the first (a copy's loads at its source; its stores to the
+  // second are posted), where it is alone: X = 125e3 / (400e-9 + 100e-9 rho / (1 - rho)), rho =
+  // X / 1e12, whatever the second queue holds (a 500 GB/s flow there).
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId source = net.add_resource("source", Bandwidth::GBps(1000));
+  ResourceId sink = net.add_resource("sink", Bandwidth::GBps(1000));
+  net.set_queueing(source, Duration::ns(100));
+  net.set_queueing(sink, Duration::ns(100));
+  std::int64_t done;
+  start(net, e, {sink}, 1'000'000'000, done, Bandwidth::GBps(500));
+  Window w{Bytes(125'000), Duration::ns(400)};
+  w.waited = 1;
+  const FlowId id = net.start_flow(
+      std::vector{source, sink}, Bytes(1'000'000'000), std::nullopt, [] {}, w);
+  double lo = 0.0, hi = 0.95;
+  for (int i = 0; i < 200; ++i) {
+    const double rho = (lo + hi) / 2;
+    (125e3 / (400e-9 + 100e-9 * rho / (1 - rho)) / 1e12 > rho ? lo : hi) = rho;
+  }
+  CHECK(net.rate(id) == Approx(lo * 1e12).epsilon(1e-3));
+  CHECK(net.queueing_delay(sink) > Duration::ns(100));  // waited in, it would have slowed it
+}

@@ -259,7 +259,8 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
 // it (posted), then loads again: one flow over [the source's HBM, the route from a peer source,
 // the SM's memory pipe 1 + sm.store_cost times, the route to a peer destination, the
 // destination's HBM and its write side], a window of threads x vector x unroll bytes whose
-// warps wait the load's latency (and the HBM's queue) and then queue at the pipe
+// warps wait the load's latency (and the source HBM's queue, not the destination's: the
+// stores are posted) and then queue at the pipe
 // (sim::closed_loop_rate): a copy that keeps a pipe busy waits there between its loads, so it
 // falls short of twice a read's rate (validate/data/h200-single/mlp.csv's copy rows), where
 // a load and a store as two roles would overlap freely. The op starts after one load latency;
@@ -286,6 +287,7 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   }
   const sim::ResourceId pipe = x.gpu(rank).memory_pipe(r.cta->sm);
   for (int k = 0; k < 1 + spec.sm.store_cost; ++k) path.push_back(pipe);
+  const std::size_t waited = path.size();  // the stores beyond the pipe are posted
   if (dst != rank) {
     x.peer_path(rank, dst, models::PeerPath::ldst, path);
     r.in_flight = x.fabric.route(rank, dst, 0).latency + x.fabric.route(dst, rank, 0).latency;
@@ -299,7 +301,7 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   FlowSpec& f = add_flow(r);
   f.path.assign(path.begin(), path.end());
   f.bytes = spec.ldst.sectors_bytes(Bytes(bytes));
-  f.window = sim::Window{Bytes(window), think, 1, ldst_warps(r, op), pipe};
+  f.window = sim::Window{Bytes(window), think, 1, ldst_warps(r, op), pipe, waited};
   run_phases(x, r);
   return false;
 }
