@@ -13,7 +13,8 @@ or through the queue's 1 / (1 - rho) (t_amp = t_add x (1 - rho)). For rows with 
 the weight of a written byte that c (rho_r + w rho_w) / (1 - rho) would need (the probe's own
 reads, 8 KiB a round, left out). It fits nothing.
 
-  scripts/hbm_turnaround.py [--data validate/data/h100-single] [--check PRESET.yaml ...]
+  scripts/hbm_turnaround.py [--data validate/data/h100-single] [--csv hbm_turnaround.csv]
+                            [--check PRESET.yaml ...]
 
 It prints the least-squares hbm.turnaround_delay of the additive form over every mixed row at
 rho 0.1 - 0.9; --check fails unless the named presets hold that value (tests: the presets'
@@ -32,6 +33,8 @@ from mlp_errors import preset_value
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="validate/data/h100-single")
+    p.add_argument("--csv", default="hbm_turnaround.csv",
+                   help="the file in --data (hbm_turnaround_run11.csv: a later run with split rows)")
     p.add_argument("--check", nargs="*", metavar="PRESET",
                    help="fail unless these presets' hbm.turnaround_delay is the fitted value")
     args = p.parse_args()
@@ -39,7 +42,7 @@ def main():
     preset = f"models/presets/{gpu}.calibrated.yaml"
     bandwidth = preset_value(preset, "hbm", "bandwidth")
     c = preset_value(preset, "hbm", "queue_delay")
-    lines = open(f"{args.data}/hbm_turnaround.csv").read().splitlines()
+    lines = open(f"{args.data}/{args.csv}").read().splitlines()
     rows = list(csv.DictReader([line for line in lines if not line.startswith("#")]))
     unloaded = float(next(r for r in rows if r["mode"] == "none")["probe_round_ns_median"])
     print(f"{preset}: hbm.bandwidth {bandwidth / 1e9:.1f} GB/s, hbm.queue_delay {c * 1e9:.1f} ns; "
@@ -90,7 +93,7 @@ def main():
                 have = preset_value(name, "hbm", "turnaround_delay")
                 if abs(have - fitted) > 0.05e-9:
                     raise SystemExit(f"{name}: hbm.turnaround_delay {have * 1e9:.1f} ns, but "
-                                     f"{args.data}/hbm_turnaround.csv gives {fitted * 1e9:.1f} ns")
+                                     f"{args.data}/{args.csv} gives {fitted * 1e9:.1f} ns")
                 print(f"{name}: hbm.turnaround_delay {have * 1e9:.1f} ns, as fitted")
 
 if __name__ == "__main__":
