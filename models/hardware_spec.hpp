@@ -63,7 +63,7 @@ sim::Bandwidth peer_bandwidth(const HardwareSpec& spec, PeerPath path);
 // For data measured on another machine of the same GPU (validate/cases.hpp's `host:`).
 HardwareSpec with_host(HardwareSpec gpu, const HardwareSpec& host);
 
-// `bw` x `factor`, rounded down to whole bytes per second. REQUIRES: 0 <= factor.
+// `bw` x `factor`, rounded down to whole bytes per second (exact). REQUIRES: 0 <= factor < 2^53.
 sim::Bandwidth scale_bandwidth(sim::Bandwidth bw, double factor);
 
 }  // namespace mgsim::models

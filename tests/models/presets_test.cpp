@@ -205,3 +205,19 @@ TEST_CASE("a GPU driven from another host takes that host's costs only", "[model
 
 }  // namespace
 }  // namespace mgsim::models
+
+TEST_CASE("a bandwidth scaled by a factor is the exact product, rounded down once") {
+  using mgsim::models::scale_bandwidth;
+  using mgsim::sim::Bandwidth;
+  // Halving is exact; 1 - 2^-53 of 2^62 - 1 B/s is 2^62 - 1 - 511.99999999999999989: 2^62 - 513;
+  // 0.75 of 3 B/s is 2.25: 2; a factor of 0, 0; above 1, the product as well.
+  constexpr std::int64_t top = (std::int64_t{1} << 62) - 1;
+  CHECK(scale_bandwidth(Bandwidth::bytes_per_second(top), 0.5).bytes_per_second() ==
+        (std::int64_t{1} << 61) - 1);
+  CHECK(scale_bandwidth(Bandwidth::bytes_per_second(top), 1.0 - 0x1p-53).bytes_per_second() ==
+        (std::int64_t{1} << 62) - 513);
+  CHECK(scale_bandwidth(Bandwidth::bytes_per_second(3), 0.75).bytes_per_second() == 2);
+  CHECK(scale_bandwidth(Bandwidth::GBps(100), 0.0).bytes_per_second() == 0);
+  CHECK(scale_bandwidth(Bandwidth::GBps(100), 1.5).bytes_per_second() == 150'000'000'000);
+  CHECK_THROWS(scale_bandwidth(Bandwidth::GBps(100), -1.0));
+}
