@@ -613,6 +613,16 @@ TEST_CASE("an ld/st store from a source is a copy loop: a warp's stores wait for
           "vector: 16, unroll: 1, from: 1}}]}\n",
           2);
   CHECK(pulled == Approx(1e6 + 1.5e6 + loop_ps(65536, 1, 512, 2e-6, 100, 5)).margin(2));
+  // A loop has at most the warps an SM holds (sm.max_threads 2048: 64): 4096 threads of one
+  // 1-byte access run as 2048 of two, the same 4 KiB in flight over the same 64 warps; 1024 of
+  // four are 32 warps, which queue less at the pipe.
+  const std::string many =
+      "      - {name: c, if: rank == 0, ops: [{store: {bytes: 1000000, "
+      "via: ldst, vector: 1, from: rank, ";
+  CHECK(run(many + "threads: 4096, unroll: 1}}]}\n") ==
+        run(many + "threads: 2048, unroll: 2}}]}\n"));
+  CHECK(run(many + "threads: 4096, unroll: 1}}]}\n") !=
+        run(many + "threads: 1024, unroll: 4}}]}\n"));
 }
 
 TEST_CASE("a store to HBM crosses HBM's write side, a load does not") {

@@ -125,12 +125,14 @@ void share_multicast(std::int64_t n, Bytes& moved, Caps& caps, int& pipe_units) 
   pipe_units *= static_cast<int>(n);
 }
 
-// An ld/st access's threads (default: the CTA's) and warps, the customers of its closed loop.
+// An ld/st access's threads (default: the CTA's) and warps, the customers of its closed loop:
+// at most the warps an SM holds (sm.max_threads / 32), whatever `threads` says.
 std::int64_t ldst_threads(const RoleRun& r, const TransferOp& op) {
   return op.threads ? op.threads->eval_positive(r.env, "threads") : r.cta->launch->threads;
 }
-std::int64_t ldst_warps(const RoleRun& r, const TransferOp& op) {
-  return std::min<std::int64_t>((ldst_threads(r, op) + 31) / 32, 65536);
+std::int64_t ldst_warps(const models::HardwareSpec& spec, const RoleRun& r, const TransferOp& op) {
+  const std::int64_t most = std::max(1, spec.sm.max_threads / 32);
+  return std::min<std::int64_t>((ldst_threads(r, op) + 31) / 32, most);
 }
 
 // An ld/st loop's rate when nothing it waits on queues: `warps` warps each keep window / warps
@@ -218,7 +220,7 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     }
     // A load's warps wait for their data, which then crosses the pipe: a closed loop. A store's
     // do not wait for theirs (posted): the pipe's rate is its only queue.
-    const std::int64_t warps = ldst_warps(r, op);
+    const std::int64_t warps = ldst_warps(spec, r, op);
     caps.cap = is_load ? loop_rate(window, warps, held, 1, spec.sm.memory_rate)
                        : window_rate(window, held);
     if (queued)
@@ -301,7 +303,7 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   FlowSpec& f = add_flow(r);
   f.path.assign(path.begin(), path.end());
   f.bytes = spec.ldst.sectors_bytes(Bytes(bytes));
-  f.window = sim::Window{Bytes(window), think, 1, ldst_warps(r, op), pipe, waited};
+  f.window = sim::Window{Bytes(window), think, 1, ldst_warps(spec, r, op), pipe, waited};
   run_phases(x, r);
   return false;
 }
