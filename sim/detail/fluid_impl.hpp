@@ -437,6 +437,10 @@ struct FluidNetwork::Impl {
     const double per_customer = window * loop.waits / loop.customers;
     return per_customer * closed_loop_rate(loop.customers, wait * loop.waits, loop.demand);
   }
+  // A queueing resource's delay at utilisation u: coefficient x u / (1 - u) + what mixing adds.
+  static double delay_at(const detail::Resource& r, double u) {
+    return r.queue_coefficient * u / (1.0 - u) + r.queue_extra;
+  }
   // Whether a window flow waits in resource r's queue: r is among its waited hops.
   static bool waits_at(const Flow& f, std::uint32_t r) {
     const auto end = f.path.begin() + static_cast<std::ptrdiff_t>(f.loop.waited);

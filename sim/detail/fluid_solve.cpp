@@ -247,7 +247,7 @@ void FluidNetwork::Impl::settle_queues() {
       const double hi = r.have_hi ? r.hi : detail::kMaxQueueRho;
       const double other = load - windowed;
       auto predicted = [&](double v) {  // the utilisation the next fill would give at u = v
-        const double delay = r.queue_coefficient * v / (1.0 - v) + r.queue_extra;
+        const double delay = delay_at(r, v);
         double x = other;
         for (const WindowFlow& w : window_flows)
           x += w.members * std::min(w.limit, window_rate(w.window, w.loop, w.hold + delay));
@@ -265,7 +265,7 @@ void FluidNetwork::Impl::settle_queues() {
       if (measured >= detail::kMaxQueueRho) next = detail::kMaxQueueRho;
       if (!(next > lo && next <= hi) || (step >= 3 && r.have_lo && r.have_hi)) next = (lo + hi) / 2;
       r.queue_rho = next;
-      r.queue_delay = r.queue_coefficient * next / (1.0 - next) + r.queue_extra;
+      r.queue_delay = delay_at(r, next);
     }
     if (settled) return;
     for (std::uint32_t fi : comp_flows) {

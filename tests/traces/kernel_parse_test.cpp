@@ -52,11 +52,16 @@ streams: [{name: s, ops: [{launch: gem}]}]
 )"),
              Catch::Contains("k.yaml:3:36: error: unknown kernel 'gem'") &&
                  Catch::Contains("did you mean 'gemm'?"));
+  // The error of a one-kernel file whose one role runs `op` (its text starts at line 2, column
+  // 40).
+  const auto one_op = [](const std::string& op) {
+    return load_error("kernels:\n  k: {grid: 1, roles: [{name: a, ops: [" + op +
+                      "]}]}\nstreams: [{name: s, ops: [{launch: k}]}]\n");
+  };
   // `rounds` belongs to an ld/st load: a store is posted, a TMA message completes on its own.
   for (const char* op :
        {"{store: {bytes: 1, via: ldst, rounds: 2}}", "{load: {bytes: 1, via: tma, rounds: 2}}"}) {
-    CHECK_THAT(load_error(std::string("kernels:\n  k: {grid: 1, roles: [{name: a, ops: [") + op +
-                          "]}]}\nstreams: [{name: s, ops: [{launch: k}]}]\n"),
+    CHECK_THAT(one_op(op),
                Catch::Contains("k.yaml:2:") &&
                    Catch::Contains("error: 'rounds' counts the latencies an ld/st load's thread "
                                    "waits"));
@@ -88,21 +93,12 @@ streams: [{name: s, ops: [{launch: k}]}]
              Catch::Contains("a store-add is a TMA bulk reduction") &&
                  Catch::Contains("via must be tma, not 'ldst'"));
   // `from` makes an ld/st store a copy loop; a TMA store or a load has no such source.
-  CHECK_THAT(load_error(R"(kernels:
-  k: {grid: 1, roles: [{name: a, ops: [{store: {bytes: 1, via: tma, from: 0}}]}]}
-streams: [{name: s, ops: [{launch: k}]}]
-)"),
+  CHECK_THAT(one_op("{store: {bytes: 1, via: tma, from: 0}}"),
              Catch::Contains("k.yaml:2:75: error: 'from' makes an ld/st store a copy loop") &&
                  Catch::Contains("via must be ldst, not 'tma'"));
-  CHECK_THAT(load_error(R"(kernels:
-  k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, via: ldst, from: 0}}]}]}
-streams: [{name: s, ops: [{launch: k}]}]
-)"),
+  CHECK_THAT(one_op("{load: {bytes: 1, via: ldst, from: 0}}"),
              Catch::Contains("error: 'from' belongs to an ld/st store"));
-  CHECK_THAT(load_error(R"(kernels:
-  k: {grid: 1, roles: [{name: a, ops: [{store: {bytes: 1, via: ldst, from: {rank: 0}}}]}]}
-streams: [{name: s, ops: [{launch: k}]}]
-)"),
+  CHECK_THAT(one_op("{store: {bytes: 1, via: ldst, from: {rank: 0}}}"),
              Catch::Contains("k.yaml:2:77: error: unknown key 'rank'"));
   CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{mma: {m: ctaa, n: 1, k: 1}}]}]}
