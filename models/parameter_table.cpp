@@ -190,6 +190,9 @@ const std::array kParameters = {
     param<&H::hbm, &HbmSpec::write_bandwidth>("hbm", "write_bandwidth", "B/s", kRequired,
                                               "peak write-only bandwidth"),
     param<&H::hbm, &HbmSpec::latency>("hbm", "latency", "s", kRequired, "idle load-to-use latency"),
+    param<&H::hbm, &HbmSpec::latency_spread>(
+        "hbm", "latency_spread", "s", kRequired,
+        "a wait for k lines at once is latency + this x (H_k - 1), H_k = 1 + 1/2 + ... + 1/k"),
     param<&H::hbm, &HbmSpec::write_latency>("hbm", "write_latency", "s", kRequired,
                                             "a local store holds its slot"),
     param<&H::hbm, &HbmSpec::queue_delay>("hbm", "queue_delay", "s", kRequired,

@@ -1,4 +1,6 @@
 // Pure unit physics: occupancy, compute and issue times, sectors, L2 hit fraction, NVLink port.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "models/hardware_spec.hpp"
@@ -86,6 +88,28 @@ TEST_CASE("L2 hit fraction: all of a fitting working set, the resident share bey
   CHECK(l2.hit_fraction(Bytes(50'000'000)) == 1.0);
   // Twice the capacity: half of it stays resident.
   CHECK(l2.hit_fraction(Bytes(100'000'000)) == Approx(0.5));
+}
+
+TEST_CASE("HBM: a wait for k lines is for the latest of k, latency + spread x (H_k - 1)",
+          "[models][hbm]") {
+  HbmSpec hbm;
+  hbm.latency = Duration::ns(400);
+  hbm.latency_spread = Duration::ns(30);
+  CHECK(hbm.latest_of(1) == Duration::ns(400));
+  CHECK(hbm.latest_of(2) == Duration::ns(415));      // H_2 = 3/2
+  CHECK(hbm.latest_of(4) == Duration::ps(432'500));  // H_4 = 25/12
+  CHECK(hbm.latest_of(64) == Duration::ps(std::llround(400e3 + 30e3 * ([] {
+                                                                 double h = 0;
+                                                                 for (int i = 1; i <= 64; ++i)
+                                                                   h += 1.0 / i;
+                                                                 return h;
+                                                               }() - 1))));
+  // Past 64 terms the series: one more line adds spread / k, as the sum does.
+  const double step = static_cast<double>((hbm.latest_of(65) - hbm.latest_of(64)).picoseconds());
+  CHECK(step == Approx(30e3 / 65).margin(1));
+  CHECK(hbm.latest_of(1'000'000'000) > hbm.latest_of(1'000'000));
+  hbm.latency_spread = Duration::zero();
+  CHECK(hbm.latest_of(1000) == Duration::ns(400));
 }
 
 TEST_CASE("NVLink port: links x per-link rate", "[models][nvlink]") {

@@ -480,6 +480,49 @@ TEST_CASE("an ld/st load that waits more than once per unroll loads moves that m
   CHECK(want(3) - 1.5e6 == Approx(48e6).epsilon(2e-3));
 }
 
+TEST_CASE("a warp waits for the latest of its lines (hbm.latency_spread)") {
+  // One warp loads 1 MiB from local HBM with 16 B x `unroll` per thread in flight: 4 x unroll
+  // lines of 128 B per wait (per round: `rounds` waits split them). A line takes 500 ns plus an
+  // exponential part of mean 40 ns, so each wait is for the latest of k: 500 + 40 (H_k - 1) ns,
+  // first as the op's fixed latency, then as the closed loop's think time (one warp, 1000 GB/s
+  // pipe), after the launch (1 us).
+  models::HardwareSpec hw = toy_device();
+  hw.sm.memory_rate = sim::Bandwidth::GBps(1000);
+  hw.hbm.latency_spread = sim::Duration::ns(40);
+  auto run = [&](int unroll, int rounds) {
+    const std::string ops =
+        "      - {name: ld, ops: [{load: {bytes: 1MiB, via: ldst, threads: 32, vector: 16, "
+        "unroll: " +
+        std::to_string(unroll) + ", rounds: " + std::to_string(rounds) + "}}]}\n";
+    return static_cast<double>(stream_end(run_kernels(one_kernel("1", ops), 1, hw).result, 0, "s"));
+  };
+  auto want = [](int unroll, int rounds) {
+    const int lines = 4 * unroll / rounds;
+    double h = 0;
+    for (int i = 1; i <= lines; ++i) h += 1.0 / i;
+    const double wait = 500e-9 + 40e-9 * (h - 1);
+    return 1e6 + wait * 1e12 + loop_ps(1048576, 1, 512.0 * unroll, rounds * wait, 1000);
+  };
+  CHECK(run(1, 1) == Approx(want(1, 1)).margin(2));  // 4 lines: 541.7 ns
+  CHECK(run(4, 1) == Approx(want(4, 1)).margin(2));  // 16 lines: 597.3 ns
+  CHECK(run(4, 2) == Approx(want(4, 2)).margin(2));  // twice 8 lines: 2 x 568.7 ns
+  // A copy's loads wait the same way: with the spread it runs as a copy without it whose
+  // latency is that of the latest of its 8 lines per warp (32 threads x 16 B x 2).
+  auto copy = [](const models::HardwareSpec& h) {
+    const std::string ops =
+        "      - {name: cp, ops: [{store: {bytes: 1MiB, via: ldst, threads: 32, vector: 16, "
+        "unroll: 2, from: 0}}]}\n";
+    return stream_end(run_kernels(one_kernel("1", ops), 1, h).result, 0, "s");
+  };
+  models::HardwareSpec flat = hw;
+  flat.hbm.latency = hw.hbm.latest_of(8);
+  flat.hbm.latency_spread = sim::Duration::zero();
+  models::HardwareSpec alike = hw;
+  alike.hbm.latency_spread = sim::Duration::zero();
+  CHECK(copy(hw) == copy(flat));
+  CHECK(copy(hw) > copy(alike));
+}
+
 TEST_CASE("an ld/st store to a peer is posted, and a system fence waits for its acknowledgement") {
   // Rank 0 stores 32 B to rank 1 with one thread of 16 B in flight: the window over the route's
   // round trip (2 x 1 us) is 8 MB/s, so the bytes take 4 us to issue. Posted, the op starts at

@@ -46,8 +46,8 @@ TEST_CASE("an H100 measured on one GPU: --partial fits what it has and names wha
   for (const std::string& n : c.left_out) CHECK_THAT(n, Catch::Contains("not fitted (--partial)"));
   std::set<std::string> fitted;
   for (const auto& p : c.parameters) fitted.insert(p.section + "." + p.key);
-  for (const char* p : {"hbm.bandwidth", "hbm.queue_delay", "l2.hit_latency", "sm.memory_rate",
-                        "sync.fence_gpu", "launch.per_cta", "sm.tensor_clock"})
+  for (const char* p : {"hbm.bandwidth", "hbm.latency_spread", "hbm.queue_delay", "l2.hit_latency",
+                        "sm.memory_rate", "sync.fence_gpu", "launch.per_cta", "sm.tensor_clock"})
     CHECK(fitted.count(p) == 1);
   CHECK(fitted.count("nvlink.latency") == 0);
   // Without --partial a missing file is the error it always was.

@@ -80,6 +80,13 @@ struct Caps {
   std::optional<Bandwidth> misses_cap;
 };
 
+// A TMA transfer's message: `message`, else the op's bytes up to tma.max_message.
+std::int64_t tma_message(const models::HardwareSpec& spec, const RoleRun& r, const TransferOp& op,
+                         std::int64_t bytes) {
+  return op.message ? op.message->eval_positive(r.env, "message")
+                    : std::min(bytes, spec.tma.max_message.count());
+}
+
 // What a TMA transfer's caps depend on besides the op (see the top of this file).
 struct TmaTimes {
   Duration latency, held;  // the path's latency, how long a store holds its bytes
@@ -87,8 +94,7 @@ struct TmaTimes {
 };
 Caps tma_caps(const models::HardwareSpec& spec, const RoleRun& r, const TransferOp& op,
               std::int64_t bytes, const TmaTimes& t) {
-  const std::int64_t message = op.message ? op.message->eval_positive(r.env, "message")
-                                          : std::min(bytes, spec.tma.max_message.count());
+  const std::int64_t message = tma_message(spec, r, op, bytes);
   const std::optional<std::int64_t> outstanding =
       op.outstanding ? std::optional(op.outstanding->eval_positive(r.env, "outstanding"))
                      : std::nullopt;
@@ -135,6 +141,18 @@ std::int64_t ldst_warps(const models::HardwareSpec& spec, const RoleRun& r, cons
   return std::min<std::int64_t>((ldst_threads(r, op) + 31) / 32, most);
 }
 
+// The lines a load waits for at once, whose latest sets its wait (models::HbmSpec::latest_of):
+// an ld/st warp's share of the window per round, or one TMA message (complete when its last
+// line lands).
+std::int64_t lines_per_wait(const models::HardwareSpec& spec, const RoleRun& r,
+                            const TransferOp& op, std::int64_t bytes, std::int64_t rounds) {
+  const std::int64_t per_wait = op.via == Via::tma
+                                    ? tma_message(spec, r, op, bytes)
+                                    : ldst_window(r, op) / (ldst_warps(spec, r, op) * rounds);
+  return std::max<std::int64_t>(
+      1, (per_wait + models::HbmSpec::kLineBytes - 1) / models::HbmSpec::kLineBytes);
+}
+
 // An ld/st loop's rate when nothing it waits on queues: `warps` warps each keep window / warps
 // bytes in flight, wait `think` for them, then pass them `units` times through the SM's memory
 // pipe, where they queue behind the other warps' (sim::closed_loop_rate); the sharp bound
@@ -164,7 +182,10 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       is_load && load->working_set
           ? spec.l2.hit_fraction(Bytes(load->working_set->eval_positive(r.env, "load working_set")))
           : 0.0;
-  Duration latency = spec.hbm.latency;
+  const std::int64_t rounds =
+      op.via == Via::ldst && op.rounds ? op.rounds->eval_positive(r.env, "rounds") : 1;
+  Duration latency =
+      is_load ? spec.hbm.latest_of(lines_per_wait(spec, r, op, bytes, rounds)) : spec.hbm.latency;
   if (hit > 0.0)
     latency =
         Duration::ps(std::llround(hit * static_cast<double>(spec.l2.hit_latency.picoseconds()) +
@@ -213,11 +234,7 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     }
     const std::int64_t window = ldst_window(r, op);
     const Duration one_wait = held;
-    std::int64_t rounds = 1;
-    if (op.rounds) {
-      rounds = op.rounds->eval_positive(r.env, "rounds");
-      held = Duration::ps(mul(*op.rounds, held.picoseconds(), rounds));
-    }
+    if (op.rounds) held = Duration::ps(mul(*op.rounds, held.picoseconds(), rounds));
     // A load's warps wait for their data, which then crosses the pipe: a closed loop. A store's
     // do not wait for theirs (posted): the pipe's rate is its only queue.
     const std::int64_t warps = ldst_warps(spec, r, op);
@@ -281,7 +298,9 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   std::vector<sim::ResourceId>& path = r.scratch;
   path.clear();
   path.push_back(x.gpu(src).hbm());
-  Duration latency = spec.hbm.latency;
+  const std::int64_t window = ldst_window(r, op);
+  const std::int64_t warps = ldst_warps(spec, r, op);
+  Duration latency = spec.hbm.latest_of(lines_per_wait(spec, r, op, bytes, 1));
   Duration think = latency;  // how long a load holds its slot (a peer's: the round trip)
   if (src != rank) {
     latency += x.peer_path(src, rank, models::PeerPath::ldst, path);
@@ -297,13 +316,12 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   path.push_back(x.gpu(dst).hbm());
   path.push_back(x.gpu(dst).hbm_write());
   if (op.own_warp) hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);
-  const std::int64_t window = ldst_window(r, op);
   begin_phases(r);
   add_phase(r, latency);
   FlowSpec& f = add_flow(r);
   f.path.assign(path.begin(), path.end());
   f.bytes = spec.ldst.sectors_bytes(Bytes(bytes));
-  f.window = sim::Window{Bytes(window), think, 1, ldst_warps(spec, r, op), pipe, waited};
+  f.window = sim::Window{Bytes(window), think, 1, warps, pipe, waited};
   run_phases(x, r);
   return false;
 }

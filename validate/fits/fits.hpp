@@ -10,6 +10,7 @@ namespace mgsim::validate::fits {
 
 // The single-GPU measurements the fits read beside validate/data/h200 (their paths from there).
 inline constexpr const char* kMlpCsv = "../{gpu}-single/mlp.csv";
+inline constexpr const char* kMlpWarpsCsv = "../{gpu}-single/mlp_warps.csv";
 inline constexpr const char* kFenceCsv = "../{gpu}-single/fence.csv";
 inline constexpr const char* kSmGroupsCsv = "../{gpu}-single/sm_groups.csv";
 
@@ -23,6 +24,7 @@ void peer_ldst(Calibrator& c);
 void peer_tma(Calibrator& c);
 
 // memory.cpp: HBM and L2.
+void hbm_spread(Calibrator& c);
 void hbm(Calibrator& c);
 void l2(Calibrator& c);
 void l2_latency(Calibrator& c);

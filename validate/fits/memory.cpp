@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "models/hbm.hpp"
+#include "validate/fit.hpp"
 #include "validate/fits/fits.hpp"
 
 namespace mgsim::validate::fits {
@@ -22,6 +24,7 @@ namespace {
 constexpr double kHbmLoadsPerThread = 4;
 constexpr double kHbmLoadBytes = 16;
 constexpr double kHbmLoadRounds = 2;
+constexpr double kWarpThreads = 32;
 // The per-SM HBM rate is fitted where it is linear in SMs.
 constexpr double kHbmLinearUpToSms = 16;
 // Working sets well inside the L2 (60 MiB on H200), so every read hits it.
@@ -57,7 +60,63 @@ OneCtaL2Reads one_cta_l2_reads(Calibrator& c) {
           select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) { return t.number(r, ctas) == 1; })};
 }
 
+// mlp.cu's own read loop (not hbm_l2.cu's, which waits twice) where it waits once per
+// iteration (scripts/sass_loads.py: all but 8 B x 8 and 16 B x 8).
+auto waits_once(Calibrator& c, const MeasurementTable& t) {
+  const std::size_t set = c.column(t, "set", Unit::none);
+  const std::size_t width = c.column(t, "bytes_per_access", Unit::bytes);
+  const std::size_t unroll = c.column(t, "unroll", Unit::none);
+  return [&t, set, width, unroll](std::size_t r) {
+    return t.text(r, set) != "hbm_l2_kernel" &&
+           !(t.number(r, unroll) == 8 && (t.number(r, width) == 8 || t.number(r, width) == 16));
+  };
+}
+
+// H_k = 1 + 1/2 + ... + 1/k: the mean of the largest of k exponential draws, in units of theirs.
+double harmonic(double k) {
+  double h = 0;
+  for (double i = 1; i <= k; ++i) h += 1 / i;
+  return h;
+}
+
 }  // namespace
+
+// The latency's spread: one warp of one CTA reading HBM (mlp_warps.csv, mlp.cu's loops that wait
+// once) waits W / r per iteration for its k = W / 128 lines (W its bytes in flight, r its
+// rate), the latest of k: least squares W / r = a + spread x H_k over k = 1 - 16, weighted
+// 1 / (W / r).
+void hbm_spread(Calibrator& c) {
+  const MeasurementTable& t = c.table(kMlpWarpsCsv);
+  const std::size_t ctas = c.column(t, "ctas", Unit::none);
+  const std::size_t threads = c.column(t, "threads_per_cta", Unit::none);
+  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
+  const std::size_t per_cta = c.column(t, "gbps_per_cta_median", Unit::gbps);
+  const auto once = waits_once(c, t);
+  const Rows rows = select(c, t, {{"op", "read"}}, [&](std::size_t r) {
+    return once(r) && t.number(r, ctas) == 1 && t.number(r, threads) == kWarpThreads;
+  });
+  Eigen::MatrixXd x(rows.size(), 2);
+  Eigen::VectorXd y(rows.size()), w(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double bytes = t.number(rows[i], window);
+    const double lines = std::ceil(bytes / static_cast<double>(models::HbmSpec::kLineBytes));
+    y(i) = bytes / (t.number(rows[i], per_cta) * 1e9);
+    x(i, 0) = 1;
+    x(i, 1) = harmonic(lines);
+    w(i) = 1 / y(i);
+  }
+  const FitResult f =
+      least_squares(x, y, w, "W / r = a + spread x H_k (mlp_warps.csv)", {t.file(), 0, 0});
+  const double spread = f.coefficients[1];
+  if (spread < 0) out_of_range(t, fmt::format("hbm.latency_spread {} s", spread));
+  c.write("hbm.latency_spread", ps_value(spread), spread,
+          fmt::format("fit: {} lines {} (read, one CTA of one warp, k = 1 - 16 lines in flight, "
+                      "mlp.cu's loops that wait once: scripts/sass_loads.py), least squares of "
+                      "the wait W / r = a + spread x H_k weighted 1 / (W / r), a = {:.1f} ns, "
+                      "R^2={:.6f} ({} rows)",
+                      c.data_name(kMlpWarpsCsv), lines(t, rows), f.coefficients[0] * 1e9, f.r2,
+                      rows.size()));
+}
 
 // Full-chip read and write rates (the rows on all SMs, net of the launch their time includes),
 // and the latency the per-SM read rate on few SMs implies: bytes in flight per SM / r.
@@ -71,15 +130,21 @@ void hbm(Calibrator& c) {
   const double per_sm = hf.coefficients[0] * 1e9;
   const double cta_threads = hbm.number(read_few.front(), threads);
   const double per_loop = cta_threads * kHbmLoadsPerThread * kHbmLoadBytes;
-  const double latency = per_loop / per_sm / kHbmLoadRounds;
-  c.write(
-      "hbm.latency", ps_value(latency), latency,
-      fmt::format("fit: hbm.csv lines {} (read, 1-{:.0f} SMs), least squares gbps = r x sms, "
-                  "r = {:.3f} GB/s per SM, R^2={:.6f}; latency = bytes per loop per SM "
-                  "({:.0f} B: {:.0f} threads x {:.0f} x {:.0f} B) / r / {:.0f} (the loop "
-                  "waits {:.0f} latencies: scripts/sass_loads.py)",
-                  lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, per_loop,
-                  cta_threads, kHbmLoadsPerThread, kHbmLoadBytes, kHbmLoadRounds, kHbmLoadRounds));
+  const double wait = per_loop / per_sm / kHbmLoadRounds;
+  // Each wait is for the latest of a warp's lines (models::HbmSpec::latest_of).
+  const double lines_per_wait = kWarpThreads * kHbmLoadsPerThread * kHbmLoadBytes / kHbmLoadRounds /
+                                static_cast<double>(models::HbmSpec::kLineBytes);
+  const double spread = c.fitted("hbm.latency_spread").value;
+  const double latency = wait - spread * (harmonic(lines_per_wait) - 1);
+  c.write("hbm.latency", ps_value(latency), latency,
+          fmt::format("fit: hbm.csv lines {} (read, 1-{:.0f} SMs), least squares gbps = r x sms, "
+                      "r = {:.3f} GB/s per SM, R^2={:.6f}; a wait = bytes per loop per SM "
+                      "({:.0f} B: {:.0f} threads x {:.0f} x {:.0f} B) / r / {:.0f} (the loop "
+                      "waits {:.0f} times: scripts/sass_loads.py) = {:.1f} ns, for the latest of a "
+                      "warp's {:.0f} lines: latency = that - hbm.latency_spread x (H_{:.0f} - 1)",
+                      lines(hbm, read_few), kHbmLinearUpToSms, per_sm * 1e-9, hf.r2, per_loop,
+                      cta_threads, kHbmLoadsPerThread, kHbmLoadBytes, kHbmLoadRounds,
+                      kHbmLoadRounds, wait * 1e9, lines_per_wait, lines_per_wait));
   // The full-chip rows are timed by events around one launch, as launch.csv's single_event rows
   // time an empty kernel of as many CTAs: the rate is the bytes over the time less that one's.
   const int count = c.base().sm.count;
@@ -178,11 +243,7 @@ void hbm_queue(Calibrator& c) {
   const std::size_t per_cta = c.column(t, "gbps_per_cta_median", Unit::gbps);
   const std::size_t set = c.column(t, "set", Unit::none);
   const double bandwidth = c.fitted("hbm.bandwidth").value;
-  // mlp.cu's own read loop (not hbm_l2.cu's, which waits twice), waiting once.
-  const auto once = [&](std::size_t r) {
-    return t.text(r, set) != "hbm_l2_kernel" &&
-           !(t.number(r, unroll) == 8 && (t.number(r, width) == 8 || t.number(r, width) == 16));
-  };
+  const auto once = waits_once(c, t);
   const Rows reads = select(c, t, {{"op", "read"}}, once);
   // The one-CTA row of each shape (set, threads, width, unroll).
   std::map<std::tuple<std::string, double, double, double>, std::size_t> one;
