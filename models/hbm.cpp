@@ -7,10 +7,10 @@
 
 namespace mgsim::models {
 
-namespace {
-// H_k = 1 + 1/2 + ... + 1/k: summed up to kExact terms, beyond by its asymptotic series
-// (ln k + gamma + 1/2k - 1/12k^2, within 1e-9 of the sum there).
+// Summed up to kExact terms, beyond by its asymptotic series (ln k + gamma + 1/2k - 1/12k^2,
+// within 1e-9 of the sum there).
 double harmonic(std::int64_t k) {
+  MGSIM_CHECK(k >= 1, "H_{}", k);
   constexpr std::int64_t kExact = 64;
   if (k <= kExact) {
     double h = 0;
@@ -20,7 +20,6 @@ double harmonic(std::int64_t k) {
   const double x = static_cast<double>(k);
   return std::log(x) + std::numbers::egamma + 1 / (2 * x) - 1 / (12 * x * x);
 }
-}  // namespace
 
 sim::Duration HbmSpec::latest_of(std::int64_t lines) const {
   MGSIM_CHECK(lines >= 1, "a wait for {} lines", lines);

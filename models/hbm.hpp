@@ -48,4 +48,8 @@ struct HbmSpec {
   sim::Duration latest_of(std::int64_t lines) const;
 };
 
+// H_k = 1 + 1/2 + ... + 1/k: the mean of the largest of k exponential draws, in units of their
+// mean (HbmSpec::latest_of; the calibration's fit of latency_spread). REQUIRES: k >= 1.
+double harmonic(std::int64_t k);
+
 }  // namespace mgsim::models

@@ -72,13 +72,6 @@ auto waits_once(Calibrator& c, const MeasurementTable& t) {
   };
 }
 
-// H_k = 1 + 1/2 + ... + 1/k: the mean of the largest of k exponential draws, in units of theirs.
-double harmonic(double k) {
-  double h = 0;
-  for (double i = 1; i <= k; ++i) h += 1 / i;
-  return h;
-}
-
 }  // namespace
 
 // The latency's spread: one warp of one CTA reading HBM (mlp_warps.csv, mlp.cu's loops that wait
@@ -102,7 +95,7 @@ void hbm_spread(Calibrator& c) {
     const double lines = std::ceil(bytes / static_cast<double>(models::HbmSpec::kLineBytes));
     y(i) = bytes / (t.number(rows[i], per_cta) * 1e9);
     x(i, 0) = 1;
-    x(i, 1) = harmonic(lines);
+    x(i, 1) = models::harmonic(static_cast<std::int64_t>(lines));
     w(i) = 1 / y(i);
   }
   const FitResult f =
@@ -135,7 +128,8 @@ void hbm(Calibrator& c) {
   const double lines_per_wait = kWarpThreads * kHbmLoadsPerThread * kHbmLoadBytes / kHbmLoadRounds /
                                 static_cast<double>(models::HbmSpec::kLineBytes);
   const double spread = c.fitted("hbm.latency_spread").value;
-  const double latency = wait - spread * (harmonic(lines_per_wait) - 1);
+  const double latency =
+      wait - spread * (models::harmonic(static_cast<std::int64_t>(lines_per_wait)) - 1);
   c.write("hbm.latency", ps_value(latency), latency,
           fmt::format("fit: hbm.csv lines {} (read, 1-{:.0f} SMs), least squares gbps = r x sms, "
                       "r = {:.3f} GB/s per SM, R^2={:.6f}; a wait = bytes per loop per SM "
