@@ -9,7 +9,12 @@ per CTA), by warps and lines per warp (k = W / warps / 128 B). It prints the med
 (warps, k) and, for the preset, the model's idle wait for k lines and its difference. It fits
 nothing (the calibration fit `hbm spread` does, on the one-warp rows).
 
-  scripts/hbm_spread.py [--data validate/data/h200-single] [--preset models/presets/...yaml]
+--tma: the same question of one TMA message at a time (tma_local.csv's loads, one CTA, one
+outstanding): the wait per message beyond its bytes' time through the SM's memory pipe
+(message / sm.memory_rate) by the message's lines, beside the model's latest-of-k growth from the
+smallest message (the fixed part, the mbarrier's completion, is not the question here).
+
+  scripts/hbm_spread.py [--data validate/data/h200-single] [--preset models/presets/...yaml] [--tma]
 
 The preset defaults to the folder's GPU's calibrated one (h200-single: h200.calibrated).
 """
@@ -30,6 +35,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="validate/data/h200-single")
     p.add_argument("--preset")
+    p.add_argument("--tma", action="store_true", help="tma_local.csv's one-message loads instead")
     args = p.parse_args()
     gpu = args.data.rstrip("/").split("/")[-1].split("-")[0]
     preset = args.preset or f"models/presets/{gpu}.calibrated.yaml"
@@ -47,12 +53,34 @@ def main():
         wait = window / (float(r["gbps_per_cta_median"]) * 1e9)
         waits.setdefault((warps, window // warps // LINE), []).append(wait * 1e9)
     print(f"{preset}: hbm.latency {latency * 1e9:.1f} ns, hbm.latency_spread {spread * 1e9:.1f} ns")
+    if args.tma:
+        return tma(args.data, latency, spread, preset_value(preset, "sm", "memory_rate"))
     print("warps  lines/warp  lines/SM  rows  measured wait (median, ns)  model (idle)  model/measured")
     for (warps, k), w in sorted(waits.items()):
         model = (latency + spread * (harmonic(k) - 1)) * 1e9
         m = statistics.median(w)
         print(f"{warps:5}  {k:10}  {warps * k:8}  {len(w):4}  {m:26.1f}  {model:12.1f}  "
               f"{model / m:14.3f}")
+
+
+def tma(data, latency, spread, pipe):
+    with open(f"{data}/tma_local.csv") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    rows = [r for r in rows if r["op"] == "load" and r["outstanding"] == "1" and r["ctas"] == "1"]
+    rows.sort(key=lambda r: int(r["message_bytes"]))
+    print(f"sm.memory_rate {pipe * 1e-9:.1f} GB/s")
+    print("message (B)  lines  wait per message (ns)  beyond the pipe (ns)  growth  model growth")
+    first = None
+    for r in rows:
+        message = int(r["message_bytes"])
+        k = message // LINE
+        per = message / (int(r["bytes_moved_per_rep"]) / (float(r["time_us_median"]) * 1e-6))
+        beyond = (per - message / pipe) * 1e9
+        model = (latency + spread * (harmonic(k) - 1)) * 1e9
+        if first is None:
+            first = (beyond, model)
+        print(f"{message:11}  {k:5}  {per * 1e9:21.1f}  {beyond:20.1f}  {beyond - first[0]:6.1f}  "
+              f"{model - first[1]:12.1f}")
 
 
 if __name__ == "__main__":
