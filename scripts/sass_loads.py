@@ -89,20 +89,33 @@ def decode(text):
 
 
 def rounds(loop, latency=LATENCY_CYCLES, iterations=6):
-    """Latencies per iteration of `loop`, steady state, and the most loads in flight at once."""
+    """Latencies per iteration of `loop`, steady state, the most loads in flight at once, and the
+    loads issued between one wait and the next in the last iteration (the loads each wait is for:
+    issued together, they return together, so the wait ends with the latest of their lines; a
+    stall shorter than half a latency is one of them returning, not a wait of its own)."""
     ready, t, starts, most = {}, 0, [], 0
+    issued = []  # per iteration: loads issued since the last wait, closed at each wait
     for _ in range(iterations):
         starts.append(t)
+        issued.append([0])
         for text in loop:
             load, reads, writes = decode(text)
-            t = max([t] + [ready.get(r, 0) for r in reads | writes])
+            waited = max([t] + [ready.get(r, 0) for r in reads | writes])
+            if waited - t > latency // 2:
+                issued[-1].append(0)
+            t = waited
             for r in writes:
                 ready[r] = t + (latency if load else 1)
             if load:
                 most = max(most, len({v for v in ready.values() if v > t + 1}))
+                issued[-1][-1] += 1
             t += 1
     per_iteration = (starts[-1] - starts[1]) / (iterations - 2)
-    return round(per_iteration / latency), most
+    # The last iteration's first wait is for the loads the iteration before issued after its
+    # last wait: they join the last iteration's own trailing loads.
+    last = issued[-1]
+    batches = [n for n in last[1:-1]] + [issued[-2][-1] + last[0]] if len(last) > 1 else last
+    return round(per_iteration / latency), most, batches
 
 
 def loops(path, pattern):
@@ -116,8 +129,8 @@ def loops(path, pattern):
         if key in out:
             continue
         loop = main_loop(ins)
-        n, most = rounds(loop)
-        out[key] = (len(loop), sum("LDG" in t for t in loop), most, n)
+        n, most, batches = rounds(loop)
+        out[key] = (len(loop), sum("LDG" in t for t in loop), most, n, batches)
     return out
 
 
@@ -135,14 +148,15 @@ def main():
     args = ap.parse_args()
     mlp = loops(*MLP)
     hbm_l2 = loops(*HBM_L2)
-    print("kernel loop                instructions  loads  most in flight  rounds")
+    print("kernel loop                instructions  loads  most in flight  rounds  loads per wait")
+    row = "{:27} {:4}      {:4}  {:8}  {:8}  {}"
     for (width, unroll), v in sorted(mlp.items()):
-        print(f"mlp_read {width:2} B x {unroll}          {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
+        print(row.format(f"mlp_read {width:2} B x {unroll}", *v[:4], " + ".join(map(str, v[4]))))
     for v in hbm_l2.values():
-        print(f"hbm_l2 read_kernel 16 B x 4 {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
+        print(row.format("hbm_l2 read_kernel 16 B x 4", *v[:4], " + ".join(map(str, v[4]))))
     mlp_copy = loops(*MLP_COPY)
     for (width, unroll), v in sorted(mlp_copy.items()):
-        print(f"mlp_copy {width:2} B x {unroll}          {v[0]:4}      {v[1]:4}  {v[2]:8}  {v[3]:8}")
+        print(row.format(f"mlp_copy {width:2} B x {unroll}", *v[:4], " + ".join(map(str, v[4]))))
     for name, path, pattern in OTHERS:
         for key, v in sorted(loops(path, pattern).items(), key=str):
             print(f"{name} {key if isinstance(key, tuple) else ''}: {v[0]} instructions, "
