@@ -2,8 +2,10 @@
 //
 // Model: a fixed cost, then one flow. Local: over [HBM of r]; peer p: over [the HBM of the GPU
 // that owns the memory (p), the SM-driven peer path src -> dst: src's egress, the route, dst's
-// ingress, the ports of models::peer_bandwidth(spec, tma | ldst)]. Latency L = HBM latency
-// (+ route latency for a peer).
+// ingress, the ports of models::peer_bandwidth(spec, tma | ldst)]. Latency L = for a load, the
+// HBM's wait for the latest of the lines it waits for at once (models::HbmSpec::latest_of: an
+// ld/st warp's share of its window per round, a TMA message; lines_per_wait), for a store
+// hbm.latency (+ route latency for a peer).
 //   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L; messages of `message`
 //     bytes (default min(bytes, max_message)); per-CTA rate cap W / L for W bytes in flight:
 //     a load lands in shared memory, so the kernel's ring decides: W = `outstanding` (default
@@ -19,14 +21,13 @@
 //     issued; they are acknowledged the route's round trip later, RoleRun::in_flight, which the
 //     role's system fences and the kernel's end wait for), cap = the bytes
 //     in flight the op declares (ldst_window: threads x vector x unroll) over the time each
-//     access holds its slot (Little's law): a local load hbm.latency (the L2 mix with a working
-//     set), a local store hbm.write_latency (until the write is acknowledged), a peer access the
-//     route's round trip (a load's request out and data back; a store's data out and its
-//     acknowledgement back: posted, but the SM holds the slot until then). A load waits that
-//     `rounds` times per `unroll` accesses (default 1): an in-order warp stalls at the first use
-//     of a load, so a loop that uses one before issuing the rest waits more than once
-//     (scripts/sass_loads.py counts it in a kernel's SASS: mlp.csv's 16 B x 8 loop 3, hbm_l2's
-//     read loop 2).
+//     access holds its slot (Little's law): a local load L (the L2 mix with a working set), a local
+//     store hbm.write_latency (until the write is acknowledged), a peer access the route's round
+//     trip (a load's request out and data back; a store's data out and its acknowledgement back:
+//     posted, but the SM holds the slot until then). A load waits that `rounds` times per `unroll`
+//     accesses (default 1): an in-order warp stalls at the first use of a load, so a loop that uses
+//     one before issuing the rest waits more than once (scripts/sass_loads.py counts it in a
+//     kernel's SASS: mlp.csv's 16 B x 8 loop 3, hbm_l2's read loop 2).
 // Everything an SM moves beyond itself (L2 hits, HBM, a peer; TMA and ld/st) crosses its memory
 // pipe (models::Gpu::memory_pipe), sm.memory_rate bytes of loads per second; a stored byte takes
 // sm.store_cost times a loaded byte's share of it and a store-added byte sm.store_add_cost times
@@ -274,12 +275,12 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
 }
 
 // An ld/st store `from` a source: a copy loop. Each warp loads its window's share from the
-// source (its latency: the source's HBM, plus the route's round trip from a peer), then stores
-// it (posted), then loads again: one flow over [the source's HBM, the route from a peer source,
-// the SM's memory pipe 1 + sm.store_cost times, the route to a peer destination, the
-// destination's HBM and its write side], a window of threads x vector x unroll bytes whose
-// warps wait the load's latency (and the source HBM's queue, not the destination's: the
-// stores are posted) and then queue at the pipe
+// source (its latency: the source HBM's wait for the latest of the warp's lines, plus the
+// route's round trip from a peer), then stores it (posted), then loads again: one flow over
+// [the source's HBM, the route from a peer source, the SM's memory pipe 1 + sm.store_cost
+// times, the route to a peer destination, the destination's HBM and its write side], a window
+// of threads x vector x unroll bytes whose warps wait the load's latency (and the source HBM's
+// queue, not the destination's: the stores are posted) and then queue at the pipe
 // (sim::closed_loop_rate): a copy that keeps a pipe busy waits there between its loads, so it
 // falls short of twice a read's rate (validate/data/h200-single/mlp.csv's copy rows), where
 // a load and a store as two roles would overlap freely. The op starts after one load latency;
