@@ -12,13 +12,22 @@ waits more.
 
   scripts/sass_loads.py                 print every kernel's loop of the SASS files below
   scripts/sass_loads.py --check         and fail unless the cases and the fit say the same
+  scripts/sass_loads.py --expected      one warp's time per iteration of mlp.cu's read loops and
+                                        hbm_l2's, each line's latency drawn as the preset's
+                                        (hbm.latency + an exponential part of mean
+                                        hbm.latency_spread, a load's wait the latest of its
+                                        lines; seeded), beside the model's (rounds x the latest
+                                        of the lines per wait) and mlp_warps.csv's one-warp rows
 
 --check compares with validate/cases/mlp.yaml's ROUNDS expression (mlp.cu's read loops by WIDTH
 and UNROLL) and with kHbmLoadRounds in validate/fits/memory.cpp (hbm_l2.cu's read loop, which
 validate/cases/hbm.yaml, l2.yaml and l2_contention.yaml declare as `rounds: 2`).
 """
 import argparse
+import csv
+import random
 import re
+import statistics
 import sys
 
 DATA = "validate/data/h200-single/system_run18"
@@ -118,6 +127,69 @@ def rounds(loop, latency=LATENCY_CYCLES, iterations=6):
     return round(per_iteration / latency), most, batches
 
 
+def expected(loop, latency, spread, iterations=2000, seed=1):
+    """Mean ns per iteration of `loop` for one warp when each line of a load returns after
+    latency - spread + Exp(spread) ns (mean `latency`) and its load when the latest has, other
+    instructions 0.5 ns (about one SM cycle); steady state, seeded."""
+    rnd = random.Random(seed)
+    ready, t, starts = {}, 0.0, []
+    for _ in range(iterations):
+        starts.append(t)
+        for text in loop:
+            load, reads, writes = decode(text)
+            t = max([t] + [ready.get(r, 0) for r in reads | writes])
+            done = t + 0.5
+            if load:
+                width = max(len(writes), 1) * 4  # bytes per thread: the registers it writes
+                lines = max(1, 32 * width // 128)
+                done = t + max(latency - spread + rnd.expovariate(1 / spread) if spread else latency
+                               for _ in range(lines))
+            for r in writes:
+                ready[r] = done
+            t += 0.5
+    skip = iterations // 10
+    return (starts[-1] - starts[skip]) / (iterations - 1 - skip)
+
+
+def show_expected(preset):
+    from mlp_errors import preset_value
+    latency = preset_value(preset, "hbm", "latency") * 1e9
+    spread = preset_value(preset, "hbm", "latency_spread") * 1e9
+    harmonic = lambda k: sum(1 / i for i in range(1, k + 1))
+    latest = lambda k: latency + spread * (harmonic(k) - 1)
+    measured = {}
+    with open("validate/data/h200-single/mlp_warps.csv") as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if r["op"] == "read" and r["threads_per_cta"] == "32":
+                key = (int(r["bytes_per_access"]), int(r["unroll"]))
+                window = int(r["bytes_in_flight_per_cta"])
+                measured.setdefault(key, []).append(window / float(r["gbps_per_cta_median"]))
+    print(f"{preset}: hbm.latency {latency:.1f} ns, hbm.latency_spread {spread:.1f} ns; one warp")
+    print("loop                         rounds  loads per wait  expected (ns)  model (ns)  "
+          "measured (ns)")
+    rows = [(f"mlp_read {w:2} B x {u}", (w, u), ins) for (w, u), ins in
+            sorted(main_loops(*MLP).items())]
+    rows += [("hbm_l2 read_kernel 16 B x 4", None, ins) for ins in main_loops(*HBM_L2).values()]
+    for name, key, loop in rows:
+        n, _, batches = rounds(loop)
+        width = 16 if key is None else key[0]
+        lines = 32 * width // 128 * sum(batches)
+        model = n * latest(max(1, -(-lines // n)))
+        got = f"{statistics.median(measured[key]):.1f}" if key in measured else "-"
+        print(f"{name:27}  {n:6}  {' + '.join(map(str, batches)):>14}  "
+              f"{expected(loop, latency, spread):13.1f}  {model:10.1f}  {got:>13}")
+
+
+def main_loops(path, pattern):
+    """key -> the main loop's instructions of each matching kernel."""
+    out = {}
+    for name, ins in functions(path).items():
+        m = re.search(pattern, name)
+        if m:
+            out.setdefault(tuple(int(g) for g in m.groups()) or name, main_loop(ins))
+    return out
+
+
 def loops(path, pattern):
     """key -> (instructions, loads, most in flight, rounds) of each matching kernel's loop."""
     out = {}
@@ -145,7 +217,11 @@ def mlp_expression():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--expected", action="store_true")
+    ap.add_argument("--preset", default="models/presets/h200.calibrated.yaml")
     args = ap.parse_args()
+    if args.expected:
+        return show_expected(args.preset)
     mlp = loops(*MLP)
     hbm_l2 = loops(*HBM_L2)
     print("kernel loop                instructions  loads  most in flight  rounds  loads per wait")
