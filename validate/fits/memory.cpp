@@ -60,16 +60,27 @@ OneCtaL2Reads one_cta_l2_reads(Calibrator& c) {
           select(c, t, {{"op", "l2_read"}}, [&](std::size_t r) { return t.number(r, ctas) == 1; })};
 }
 
-// mlp.cu's own read loop (not hbm_l2.cu's, which waits twice) where it waits once per
-// iteration (scripts/sass_loads.py: all but 8 B x 8 and 16 B x 8).
-auto waits_once(Calibrator& c, const MeasurementTable& t) {
-  const std::size_t set = c.column(t, "set", Unit::none);
-  const std::size_t width = c.column(t, "bytes_per_access", Unit::bytes);
-  const std::size_t unroll = c.column(t, "unroll", Unit::none);
-  return [&t, set, width, unroll](std::size_t r) {
+// The columns of an mlp.cu table (mlp.csv, mlp_warps.csv) that the HBM fits read.
+struct MlpReads {
+  const MeasurementTable& t;
+  std::size_t set, ctas, threads, width, unroll, window, per_cta;
+  // mlp.cu's own read loop (not hbm_l2.cu's, which waits twice) where it waits once per
+  // iteration (scripts/sass_loads.py: all but 8 B x 8 and 16 B x 8).
+  bool waits_once(std::size_t r) const {
     return t.text(r, set) != "hbm_l2_kernel" &&
            !(t.number(r, unroll) == 8 && (t.number(r, width) == 8 || t.number(r, width) == 16));
-  };
+  }
+};
+MlpReads mlp_reads(Calibrator& c, const char* file) {
+  const MeasurementTable& t = c.table(file);
+  return {t,
+          c.column(t, "set", Unit::none),
+          c.column(t, "ctas", Unit::none),
+          c.column(t, "threads_per_cta", Unit::none),
+          c.column(t, "bytes_per_access", Unit::bytes),
+          c.column(t, "unroll", Unit::none),
+          c.column(t, "bytes_in_flight_per_cta", Unit::bytes),
+          c.column(t, "gbps_per_cta_median", Unit::gbps)};
 }
 
 }  // namespace
@@ -79,21 +90,17 @@ auto waits_once(Calibrator& c, const MeasurementTable& t) {
 // rate), the latest of k: least squares W / r = a + spread x H_k over k = 1 - 16, weighted
 // 1 / (W / r).
 void hbm_spread(Calibrator& c) {
-  const MeasurementTable& t = c.table(kMlpWarpsCsv);
-  const std::size_t ctas = c.column(t, "ctas", Unit::none);
-  const std::size_t threads = c.column(t, "threads_per_cta", Unit::none);
-  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
-  const std::size_t per_cta = c.column(t, "gbps_per_cta_median", Unit::gbps);
-  const auto once = waits_once(c, t);
+  const MlpReads m = mlp_reads(c, kMlpWarpsCsv);
+  const MeasurementTable& t = m.t;
   const Rows rows = select(c, t, {{"op", "read"}}, [&](std::size_t r) {
-    return once(r) && t.number(r, ctas) == 1 && t.number(r, threads) == kWarpThreads;
+    return m.waits_once(r) && t.number(r, m.ctas) == 1 && t.number(r, m.threads) == kWarpThreads;
   });
   Eigen::MatrixXd x(rows.size(), 2);
   Eigen::VectorXd y(rows.size()), w(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const double bytes = t.number(rows[i], window);
+    const double bytes = t.number(rows[i], m.window);
     const double lines = std::ceil(bytes / static_cast<double>(models::HbmSpec::kLineBytes));
-    y(i) = bytes / (t.number(rows[i], per_cta) * 1e9);
+    y(i) = bytes / (t.number(rows[i], m.per_cta) * 1e9);
     x(i, 0) = 1;
     x(i, 1) = models::harmonic(static_cast<std::int64_t>(lines));
     w(i) = 1 / y(i);
@@ -228,35 +235,28 @@ void l2_latency(Calibrator& c) {
 // rows with 0.1 <= rho <= 0.9 (below, the wait is within the noise; above, the rate is the
 // bandwidth's, not the latency's).
 void hbm_queue(Calibrator& c) {
-  const MeasurementTable& t = c.table(kMlpCsv);
-  const std::size_t ctas = c.column(t, "ctas", Unit::none);
-  const std::size_t threads = c.column(t, "threads_per_cta", Unit::none);
-  const std::size_t width = c.column(t, "bytes_per_access", Unit::bytes);
-  const std::size_t unroll = c.column(t, "unroll", Unit::none);
-  const std::size_t window = c.column(t, "bytes_in_flight_per_cta", Unit::bytes);
-  const std::size_t per_cta = c.column(t, "gbps_per_cta_median", Unit::gbps);
-  const std::size_t set = c.column(t, "set", Unit::none);
+  const MlpReads m = mlp_reads(c, kMlpCsv);
+  const MeasurementTable& t = m.t;
   const double bandwidth = c.fitted("hbm.bandwidth").value;
-  const auto once = waits_once(c, t);
-  const Rows reads = select(c, t, {{"op", "read"}}, once);
+  const Rows reads = select(c, t, {{"op", "read"}}, [&](std::size_t r) { return m.waits_once(r); });
   // The one-CTA row of each shape (set, threads, width, unroll).
   std::map<std::tuple<std::string, double, double, double>, std::size_t> one;
   const auto shape = [&](std::size_t r) {
-    return std::tuple{std::string(t.text(r, set)), t.number(r, threads), t.number(r, width),
-                      t.number(r, unroll)};
+    return std::tuple{std::string(t.text(r, m.set)), t.number(r, m.threads), t.number(r, m.width),
+                      t.number(r, m.unroll)};
   };
   for (const std::size_t r : reads)
-    if (t.number(r, ctas) == 1) one[shape(r)] = r;
+    if (t.number(r, m.ctas) == 1) one[shape(r)] = r;
   Rows used;
   double sxy = 0, sxx = 0;
   for (const std::size_t r : reads) {
     const auto it = one.find(shape(r));
-    if (t.number(r, ctas) < 2 || it == one.end()) continue;
-    const double rate = t.number(r, per_cta) * 1e9;
-    const double rho = t.number(r, ctas) * rate / bandwidth;
+    if (t.number(r, m.ctas) < 2 || it == one.end()) continue;
+    const double rate = t.number(r, m.per_cta) * 1e9;
+    const double rho = t.number(r, m.ctas) * rate / bandwidth;
     if (rho < 0.1 || rho > 0.9) continue;
-    const double w = t.number(r, window);
-    const double wait = w / rate - w / (t.number(it->second, per_cta) * 1e9);
+    const double w = t.number(r, m.window);
+    const double wait = w / rate - w / (t.number(it->second, m.per_cta) * 1e9);
     const double x = rho / (1 - rho);
     sxy += x * wait;
     sxx += x * x;
