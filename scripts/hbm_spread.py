@@ -31,6 +31,11 @@ def harmonic(k):
     return sum(1 / i for i in range(1, k + 1))
 
 
+def latest_of(latency, spread, k):
+    """The model's idle wait for the latest of k lines (models::HbmSpec::latest_of)."""
+    return latency + spread * (harmonic(k) - 1)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="validate/data/h200-single")
@@ -57,7 +62,7 @@ def main():
         return tma(args.data, latency, spread, preset_value(preset, "sm", "memory_rate"))
     print("warps  lines/warp  lines/SM  rows  measured wait (median, ns)  model (idle)  model/measured")
     for (warps, k), w in sorted(waits.items()):
-        model = (latency + spread * (harmonic(k) - 1)) * 1e9
+        model = latest_of(latency, spread, k) * 1e9
         m = statistics.median(w)
         print(f"{warps:5}  {k:10}  {warps * k:8}  {len(w):4}  {m:26.1f}  {model:12.1f}  "
               f"{model / m:14.3f}")
@@ -76,7 +81,7 @@ def tma(data, latency, spread, pipe):
         k = message // LINE
         per = message / (int(r["bytes_moved_per_rep"]) / (float(r["time_us_median"]) * 1e-6))
         beyond = (per - message / pipe) * 1e9
-        model = (latency + spread * (harmonic(k) - 1)) * 1e9
+        model = latest_of(latency, spread, k) * 1e9
         if first is None:
             first = (beyond, model)
         print(f"{message:11}  {k:5}  {per * 1e9:21.1f}  {beyond:20.1f}  {beyond - first[0]:6.1f}  "

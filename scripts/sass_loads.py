@@ -123,7 +123,7 @@ def rounds(loop, latency=LATENCY_CYCLES, iterations=6):
     # The last iteration's first wait is for the loads the iteration before issued after its
     # last wait: they join the last iteration's own trailing loads.
     last = issued[-1]
-    batches = [n for n in last[1:-1]] + [issued[-2][-1] + last[0]] if len(last) > 1 else last
+    batches = last[1:-1] + [issued[-2][-1] + last[0]] if len(last) > 1 else last
     return round(per_iteration / latency), most, batches
 
 
@@ -152,11 +152,10 @@ def expected(loop, latency, spread, iterations=2000, seed=1):
 
 
 def show_expected(preset):
+    from hbm_spread import latest_of
     from mlp_errors import preset_value
     latency = preset_value(preset, "hbm", "latency") * 1e9
     spread = preset_value(preset, "hbm", "latency_spread") * 1e9
-    harmonic = lambda k: sum(1 / i for i in range(1, k + 1))
-    latest = lambda k: latency + spread * (harmonic(k) - 1)
     measured = {}
     with open("validate/data/h200-single/mlp_warps.csv") as f:
         for r in csv.DictReader(line for line in f if not line.startswith("#")):
@@ -174,7 +173,7 @@ def show_expected(preset):
         n, _, batches = rounds(loop)
         width = 16 if key is None else key[0]
         lines = 32 * width // 128 * sum(batches)
-        model = n * latest(max(1, -(-lines // n)))
+        model = n * latest_of(latency, spread, max(1, -(-lines // n)))
         got = f"{statistics.median(measured[key]):.1f}" if key in measured else "-"
         print(f"{name:27}  {n:6}  {' + '.join(map(str, batches)):>14}  "
               f"{expected(loop, latency, spread):13.1f}  {model:10.1f}  {got:>13}")
@@ -191,16 +190,10 @@ def main_loops(path, pattern):
 
 
 def loops(path, pattern):
-    """key -> (instructions, loads, most in flight, rounds) of each matching kernel's loop."""
+    """key -> (instructions, loads, most in flight, rounds, loads per wait) of each matching
+    kernel's loop."""
     out = {}
-    for name, ins in functions(path).items():
-        m = re.search(pattern, name)
-        if not m:
-            continue
-        key = tuple(int(g) for g in m.groups()) or name
-        if key in out:
-            continue
-        loop = main_loop(ins)
+    for key, loop in main_loops(path, pattern).items():
         n, most, batches = rounds(loop)
         out[key] = (len(loop), sum("LDG" in t for t in loop), most, n, batches)
     return out

@@ -98,12 +98,9 @@ TEST_CASE("HBM: a wait for k lines is for the latest of k, latency + spread x (H
   CHECK(hbm.latest_of(1) == Duration::ns(400));
   CHECK(hbm.latest_of(2) == Duration::ns(415));      // H_2 = 3/2
   CHECK(hbm.latest_of(4) == Duration::ps(432'500));  // H_4 = 25/12
-  CHECK(hbm.latest_of(64) == Duration::ps(std::llround(400e3 + 30e3 * ([] {
-                                                                 double h = 0;
-                                                                 for (int i = 1; i <= 64; ++i)
-                                                                   h += 1.0 / i;
-                                                                 return h;
-                                                               }() - 1))));
+  double h64 = 0;                                    // H_64, summed here
+  for (int i = 1; i <= 64; ++i) h64 += 1.0 / i;
+  CHECK(hbm.latest_of(64) == Duration::ps(std::llround(400e3 + 30e3 * (h64 - 1))));
   // Past 64 terms the series: one more line adds spread / k, as the sum does.
   const double step = static_cast<double>((hbm.latest_of(65) - hbm.latest_of(64)).picoseconds());
   CHECK(step == Approx(30e3 / 65).margin(1));
