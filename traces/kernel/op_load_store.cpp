@@ -4,7 +4,7 @@
 // that owns the memory (p), the SM-driven peer path src -> dst: src's egress, the route, dst's
 // ingress, the ports of models::peer_bandwidth(spec, tma | ldst)]. Latency L = for a load, the
 // HBM's wait for the latest of the lines it waits for at once (models::HbmSpec::latest_of: an
-// ld/st warp's share of its window per round, a TMA message; lines_per_wait), for a store
+// ld/st warp's share of its window per round, a TMA message; lines_in), for a store
 // hbm.latency (+ route latency for a peer).
 //   - tma: fixed = one op's issue (models::TmaSpec::issue_time) + L; messages of `message`
 //     bytes (default min(bytes, max_message)); per-CTA rate cap W / L for W bytes in flight:
@@ -142,16 +142,12 @@ std::int64_t ldst_warps(const models::HardwareSpec& spec, const RoleRun& r, cons
   return std::min<std::int64_t>((ldst_threads(r, op) + 31) / 32, most);
 }
 
-// The lines a load waits for at once, whose latest sets its wait (models::HbmSpec::latest_of):
-// an ld/st warp's share of the window per round, or one TMA message (complete when its last
-// line lands).
-std::int64_t lines_per_wait(const models::HardwareSpec& spec, const RoleRun& r,
-                            const TransferOp& op, std::int64_t bytes, std::int64_t rounds) {
-  const std::int64_t per_wait = op.via == Via::tma
-                                    ? tma_message(spec, r, op, bytes)
-                                    : ldst_window(r, op) / (ldst_warps(spec, r, op) * rounds);
+// The lines of 128 B in `bytes` a load waits for at once, whose latest sets its wait
+// (models::HbmSpec::latest_of): an ld/st warp's share of the window per round, or one TMA
+// message (complete when its last line lands).
+std::int64_t lines_in(std::int64_t bytes) {
   return std::max<std::int64_t>(
-      1, (per_wait + models::HbmSpec::kLineBytes - 1) / models::HbmSpec::kLineBytes);
+      1, (bytes + models::HbmSpec::kLineBytes - 1) / models::HbmSpec::kLineBytes);
 }
 
 // An ld/st loop's rate when nothing it waits on queues: `warps` warps each keep window / warps
@@ -183,10 +179,15 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       is_load && load->working_set
           ? spec.l2.hit_fraction(Bytes(load->working_set->eval_positive(r.env, "load working_set")))
           : 0.0;
-  const std::int64_t rounds =
-      op.via == Via::ldst && op.rounds ? op.rounds->eval_positive(r.env, "rounds") : 1;
-  Duration latency =
-      is_load ? spec.hbm.latest_of(lines_per_wait(spec, r, op, bytes, rounds)) : spec.hbm.latency;
+  // An ld/st access's window, its warps and the waits per `unroll` accesses (TMA: unused).
+  const bool ldst = op.via == Via::ldst;
+  const std::int64_t window = ldst ? ldst_window(r, op) : 0;
+  const std::int64_t warps = ldst ? ldst_warps(spec, r, op) : 1;
+  const std::int64_t rounds = ldst && op.rounds ? op.rounds->eval_positive(r.env, "rounds") : 1;
+  Duration latency = spec.hbm.latency;
+  if (is_load)
+    latency = spec.hbm.latest_of(
+        lines_in(ldst ? window / (warps * rounds) : tma_message(spec, r, op, bytes)));
   if (hit > 0.0)
     latency =
         Duration::ps(std::llround(hit * static_cast<double>(spec.l2.hit_latency.picoseconds()) +
@@ -233,12 +234,10 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
       fixed = Duration::zero();
       r.in_flight = held;
     }
-    const std::int64_t window = ldst_window(r, op);
     const Duration one_wait = held;
     if (op.rounds) held = Duration::ps(mul(*op.rounds, held.picoseconds(), rounds));
     // A load's warps wait for their data, which then crosses the pipe: a closed loop. A store's
     // do not wait for theirs (posted): the pipe's rate is its only queue.
-    const std::int64_t warps = ldst_warps(spec, r, op);
     caps.cap = is_load ? loop_rate(window, warps, held, 1, spec.sm.memory_rate)
                        : window_rate(window, held);
     if (queued)
@@ -301,7 +300,7 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   path.push_back(x.gpu(src).hbm());
   const std::int64_t window = ldst_window(r, op);
   const std::int64_t warps = ldst_warps(spec, r, op);
-  Duration latency = spec.hbm.latest_of(lines_per_wait(spec, r, op, bytes, 1));
+  Duration latency = spec.hbm.latest_of(lines_in(window / warps));
   Duration think = latency;  // how long a load holds its slot (a peer's: the round trip)
   if (src != rank) {
     latency += x.peer_path(src, rank, models::PeerPath::ldst, path);
