@@ -69,10 +69,12 @@ void FluidNetwork::set_trace_counter(ResourceId id, std::string name) {
   impl_->resources[id.value].counter = std::move(name);
 }
 
-FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
-                                std::optional<Bandwidth> cap, std::function<void()> on_done,
-                                std::optional<Window> window) {
-  Impl& m = *impl_;
+namespace {
+
+// start_flow's preconditions; the visits of a closed loop's station (0 without one).
+std::int64_t checked_visits(std::span<const ResourceId> path, std::size_t resources, Bytes bytes,
+                            const std::optional<Bandwidth>& cap,
+                            const std::optional<Window>& window) {
   MGSIM_CHECK(bytes.count() >= 0, "flow of negative size {} B", bytes.count());
   MGSIM_CHECK(!path.empty() || cap.has_value(), "a flow with an empty path needs a rate cap");
   MGSIM_CHECK(!cap || cap->bytes_per_second() > 0, "flow rate cap must be positive");
@@ -81,9 +83,10 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
               "a flow's window needs bytes, a hold time and at least one wait");
   MGSIM_CHECK(!window || (window->customers >= 0 && window->customers <= 65536),
               "a window's customers must be 0..65536, not {}", window ? window->customers : 0);
-  for (ResourceId r : path) {
-    MGSIM_CHECK(r.value < m.resources.size(), "unknown resource id {}", r.value);
-  }
+  // (The path's ids are checked where start_flow finds no bundle to join: one that joins has
+  // its leader's path.)
+  MGSIM_CHECK(!window || window->customers == 0 || window->station.value < resources,
+              "unknown resource id {}", window ? window->station.value : 0);
   // A closed loop's station: each customer's bytes cross it once per listing on the path.
   const std::int64_t visits =
       window && window->customers > 0 ? std::count(path.begin(), path.end(), window->station) : 0;
@@ -91,23 +94,33 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
               "a window's station must be on its flow's path");
   MGSIM_CHECK(!window || !window->waited || *window->waited <= path.size(),
               "a window waits for at most its path's {} hops", path.size());
+  return visits;
+}
 
-  const double static_cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
+}  // namespace
+
+FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
+                                std::optional<Bandwidth> cap, std::function<void()> on_done,
+                                std::optional<Window> window) {
+  Impl& m = *impl_;
+  const std::int64_t visits = checked_visits(path, m.resources.size(), bytes, cap, window);
+  detail::Shape shape;
+  shape.bytes = bytes.count();
+  shape.cap = cap ? static_cast<double>(cap->bytes_per_second()) : kInf;
   // Per wait: waits x (hold + q) per window is (window / waits) per (hold + q).
-  const double window_bytes =
+  shape.window =
       window ? static_cast<double>(window->bytes.count()) / static_cast<double>(window->waits)
              : 0.0;
-  const double hold =
+  shape.hold =
       window ? static_cast<double>(window->hold.picoseconds()) / detail::kPsPerSecond : 0.0;
-  detail::Loop loop;
-  loop.waited =
+  shape.loop.waited =
       static_cast<std::uint32_t>(window && window->waited ? *window->waited : path.size());
   if (visits > 0) {
-    loop.customers = static_cast<std::uint32_t>(window->customers);
-    loop.waits = static_cast<double>(window->waits);
-    loop.demand = static_cast<double>(window->bytes.count()) /
-                  static_cast<double>(window->customers) * static_cast<double>(visits) /
-                  m.resources[window->station.value].capacity_bps;
+    shape.loop.customers = static_cast<std::uint32_t>(window->customers);
+    shape.loop.waits = static_cast<double>(window->waits);
+    shape.loop.demand = static_cast<double>(window->bytes.count()) /
+                        static_cast<double>(window->customers) * static_cast<double>(visits) /
+                        m.resources[window->station.value].capacity_bps;
   }
   // A flow equal to one started at this instant joins its bundle (fluid_impl.hpp, Bundles).
   std::optional<std::uint32_t> leader;
@@ -115,8 +128,12 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   const bool bundles = bytes.count() > 0 && !path.empty();
   if (bundles) {
     m.open_instant();
-    key = m.bundle_key(path, bytes.count(), static_cap, window_bytes, hold, loop);
-    leader = m.find_bundle(key, path, bytes.count(), static_cap, window_bytes, hold, loop);
+    key = m.bundle_key(path, shape);
+    leader = m.find_bundle(key, path, shape);
+  }
+  if (!leader) {
+    for (ResourceId r : path)
+      MGSIM_CHECK(r.value < m.resources.size(), "unknown resource id {}", r.value);
   }
   std::uint32_t slot;
   if (!m.free_flows.empty()) {
@@ -134,23 +151,17 @@ FlowId FluidNetwork::start_flow(std::span<const ResourceId> path, Bytes bytes,
   ++m.started;
   FlowId id{(static_cast<std::uint64_t>(f.generation) << 32) | (slot + 1ull)};
   if (leader) {
-    // An alias: its callback and id; the leader carries it on every resource.
-    Flow& l = m.flows[*leader];
-    f.leader = *leader;
-    ++l.members;
-    for (std::uint32_t r : l.path) ++m.resources[r].extra_members;
-    l.aliases.push_back(slot);
-    m.mark_dirty(l.path.front());
+    m.join_bundle(*leader, slot);  // an alias: its callback and id
     return id;
   }
-  f.bytes = bytes.count();
-  f.remaining = static_cast<double>(bytes.count());
+  f.bytes = shape.bytes;
+  f.remaining = static_cast<double>(shape.bytes);
   f.rate = 0.0;
-  f.static_cap = static_cap;
+  f.static_cap = shape.cap;
   f.cap = f.static_cap;
-  f.window = window_bytes;
-  f.hold = hold;
-  f.loop = loop;
+  f.window = shape.window;
+  f.hold = shape.hold;
+  f.loop = shape.loop;
   f.last_update = m.engine.now();
   f.epoch = 0;
 
@@ -193,7 +204,9 @@ bool FluidNetwork::cancel_flow(FlowId id) {
     return true;
   }
   // One member leaves its bundle; the others go on, re-shared at once.
+  m.count_members();
   --l.members;
+  --l.counted;
   for (std::uint32_t r : l.path) --m.resources[r].extra_members;
   m.mark_dirty(l.path.front());
   if (f != &l) {

@@ -47,12 +47,14 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -94,6 +96,16 @@ struct Loop {
   bool operator==(const Loop&) const = default;
 };
 
+// What a flow must share with a bundle besides its path (Bundles): its bytes, its static cap,
+// and its window's bytes per wait, hold and loop.
+struct Shape {
+  std::int64_t bytes = 0;
+  double cap = kInf;
+  double window = 0.0;
+  double hold = 0.0;
+  Loop loop;
+};
+
 struct Member {
   std::uint32_t flow;  // flow slot
   std::uint32_t hop;   // index into that flow's path
@@ -104,7 +116,7 @@ struct Resource {
   Bandwidth capacity;
   double capacity_bps = 0.0;
   std::vector<Member> flows;
-  std::uint32_t extra_members = 0;  // its flows' bundles' members beyond one each
+  std::uint32_t extra_members = 0;  // its flows' bundles' members beyond one each (as counted)
   double rate_sum = 0.0;            // bytes/s allocated now
   // Queueing (set_queueing): the coefficient (seconds), the utilisation the last solve settled
   // at and its delay (seconds); the re-solve's bracket of the utilisation where the rates agree
@@ -206,6 +218,7 @@ struct Flow {
   // A bundle's leader (Bundles, above): `members` equal flows, its aliases' slots in join order.
   // An alias: `leader` is its leader's slot, and it is on no resource.
   std::uint32_t members = 1;
+  std::uint32_t counted = 1;  // members its resources' extra_members hold (count_members)
   std::uint32_t leader = kNoLeader;
   std::vector<std::uint32_t> aliases;
   bool headless = false;  // a leader whose own member was cancelled: it carries its aliases
@@ -298,6 +311,10 @@ struct FluidNetwork::Impl {
   };
   std::vector<OpenBundle> open_bundles;  // a power of two long, at most half full
   std::size_t open_count = 0;
+  // Leaders whose members have grown since their resources' extra_members counted them: a
+  // member joins in O(1), and count_members adds each bundle's growth over its path once, before
+  // anything reads extra_members (a solve, a detach, a cancel).
+  std::vector<std::uint32_t> uncounted;
   std::uint64_t open_stamp = 0;
   Time bundle_time;
 
@@ -347,6 +364,7 @@ struct FluidNetwork::Impl {
   // Detaches an active flow from its resources (folding their statistics first) and marks them
   // dirty. `moved` is the progress credited to the resources.
   void detach(Flow& f) {
+    count_members();
     for (std::size_t k = 0; k < f.path.size(); ++k) {
       Resource& r = resources[f.path[k]];
       fold(r);
@@ -365,6 +383,7 @@ struct FluidNetwork::Impl {
     if (f.window > 0.0) --window_flows_active;
     f.window = 0.0;
     f.members = 1;
+    f.counted = 1;
     f.leader = detail::kNoLeader;
     f.aliases.clear();
     f.active = false;
@@ -419,14 +438,16 @@ struct FluidNetwork::Impl {
   // bundle to join it, hashed; the table opened for the current instant; the leader of an open
   // bundle equal to such a flow (started at this instant, nothing moved); a bundle opened, led by
   // `slot`.
-  static std::uint64_t bundle_key(std::span<const ResourceId> path, std::int64_t bytes, double cap,
-                                  double window, double hold, const detail::Loop& loop);
+  static std::uint64_t bundle_key(std::span<const ResourceId> path, const detail::Shape& shape);
   void open_instant();
   std::optional<std::uint32_t> find_bundle(std::uint64_t key, std::span<const ResourceId> path,
-                                           std::int64_t bytes, double cap, double window,
-                                           double hold, const detail::Loop& loop) const;
+                                           const detail::Shape& shape) const;
   void add_bundle(std::uint64_t key, std::uint32_t slot);
   void insert_bundle(const OpenBundle& o);
+  // Adds a member to leader `l`'s bundle: alias `slot` holds its callback and id.
+  void join_bundle(std::uint32_t l, std::uint32_t slot);
+  // Brings every resource's extra_members up to its bundles' members (uncounted, above).
+  void count_members();
   // What a window flow moves when each of its waits lasts `wait` seconds (its hold and the
   // queueing delays): its window per wait, or its closed loop's rate (Window).
   static double window_rate(const Flow& f, double wait) {
@@ -475,17 +496,27 @@ struct FluidNetwork::Impl {
 // Bundles: start_flow's look-up and registration (Bundles, above).
 
 inline std::uint64_t FluidNetwork::Impl::bundle_key(std::span<const ResourceId> path,
-                                                    std::int64_t bytes, double cap, double window,
-                                                    double hold, const detail::Loop& loop) {
-  std::uint64_t h = 0x9E37'79B9'7F4A'7C15ull ^ static_cast<std::uint64_t>(bytes);
-  auto mix = [&h](std::uint64_t v) { h ^= v + 0x9E37'79B9'7F4A'7C15ull + (h << 6) + (h >> 2); };
-  for (ResourceId r : path) mix(r.value);
-  mix(std::bit_cast<std::uint64_t>(cap));
-  mix(std::bit_cast<std::uint64_t>(window));
-  mix(std::bit_cast<std::uint64_t>(hold));
-  mix(loop.customers);
-  mix(loop.waited);
-  mix(std::bit_cast<std::uint64_t>(loop.demand));
+                                                    const detail::Shape& shape) {
+  // Every hop, in four independent lanes: a multimem op's path crosses every member's ports
+  // (1,728 hops on nvl576), and one chain of dependent mixes per hop cost more than the rest of
+  // a start.
+  constexpr std::uint64_t kMul = 0x9E37'79B9'7F4A'7C15ull;
+  std::uint64_t lane[4] = {kMul ^ static_cast<std::uint64_t>(shape.bytes), path.size(), 1, 2};
+  std::size_t i = 0;
+  for (; i + 4 <= path.size(); i += 4)
+    for (std::size_t k = 0; k < 4; ++k) lane[k] = (lane[k] ^ path[i + k].value) * kMul;
+  for (; i < path.size(); ++i) lane[0] = (lane[0] ^ path[i].value) * kMul;
+  std::uint64_t h = lane[0];
+  auto mix = [&h](std::uint64_t v) { h ^= v + kMul + (h << 6) + (h >> 2); };
+  mix(lane[1]);
+  mix(lane[2]);
+  mix(lane[3]);
+  mix(std::bit_cast<std::uint64_t>(shape.cap));
+  mix(std::bit_cast<std::uint64_t>(shape.window));
+  mix(std::bit_cast<std::uint64_t>(shape.hold));
+  mix(shape.loop.customers);
+  mix(shape.loop.waited);
+  mix(std::bit_cast<std::uint64_t>(shape.loop.demand));
   return h;
 }
 
@@ -497,8 +528,9 @@ inline void FluidNetwork::Impl::open_instant() {
 }
 
 inline std::optional<std::uint32_t> FluidNetwork::Impl::find_bundle(
-    std::uint64_t key, std::span<const ResourceId> path, std::int64_t bytes, double cap,
-    double window, double hold, const detail::Loop& loop) const {
+    std::uint64_t key, std::span<const ResourceId> path, const detail::Shape& shape) const {
+  static_assert(sizeof(ResourceId) == sizeof(std::uint32_t) &&
+                std::is_trivially_copyable_v<ResourceId>);
   if (open_bundles.empty()) return std::nullopt;
   const std::size_t mask = open_bundles.size() - 1;
   for (std::size_t i = key & mask; open_bundles[i].stamp == open_stamp; i = (i + 1) & mask) {
@@ -507,12 +539,12 @@ inline std::optional<std::uint32_t> FluidNetwork::Impl::find_bundle(
     const Flow& l = flows[o.slot];
     // Started at this instant (the table holds no other), so nothing of it has moved; its bytes
     // times its members must still fit the resources' exact count of bytes carried.
-    if (!l.active || l.generation != o.generation || l.bytes != bytes || l.static_cap != cap ||
-        l.window != window || l.hold != hold || l.loop != loop || l.path.size() != path.size() ||
+    if (!l.active || l.generation != o.generation || l.bytes != shape.bytes ||
+        l.static_cap != shape.cap || l.window != shape.window || l.hold != shape.hold ||
+        l.loop != shape.loop || l.path.size() != path.size() ||
         l.bytes > std::numeric_limits<std::int64_t>::max() / (l.members + 1))
       continue;
-    if (std::equal(path.begin(), path.end(), l.path.begin(),
-                   [](ResourceId r, std::uint32_t v) { return r.value == v; }))
+    if (std::memcmp(path.data(), l.path.begin(), path.size() * sizeof(std::uint32_t)) == 0)
       return o.slot;
   }
   return std::nullopt;
@@ -527,6 +559,24 @@ inline void FluidNetwork::Impl::add_bundle(std::uint64_t key, std::uint32_t slot
       if (o.stamp == open_stamp) insert_bundle(o);
   }
   insert_bundle({key, open_stamp, slot, flows[slot].generation});
+}
+
+inline void FluidNetwork::Impl::join_bundle(std::uint32_t l, std::uint32_t slot) {
+  Flow& leader = flows[l];
+  flows[slot].leader = l;
+  if (leader.members++ == leader.counted) uncounted.push_back(l);
+  leader.aliases.push_back(slot);
+  mark_dirty(leader.path.front());
+}
+
+inline void FluidNetwork::Impl::count_members() {
+  for (std::uint32_t l : uncounted) {
+    Flow& f = flows[l];
+    const std::uint32_t grown = f.members - f.counted;
+    for (std::uint32_t r : f.path) resources[r].extra_members += grown;
+    f.counted = f.members;
+  }
+  uncounted.clear();
 }
 
 inline void FluidNetwork::Impl::insert_bundle(const OpenBundle& o) {

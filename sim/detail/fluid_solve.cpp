@@ -278,6 +278,7 @@ void FluidNetwork::Impl::settle_queues() {
 void FluidNetwork::Impl::solve() {
   solve_scheduled = false;  // a later start at this instant schedules a fresh solve
   if (dirty.empty()) return;
+  count_members();
   collect_component();
   for (std::uint32_t fi : comp_flows) advance(flows[fi]);
   for (std::uint32_t ri : comp_resources) fold(resources[ri]);

@@ -617,6 +617,25 @@ TEST_CASE("a flow cancelled out of a bundle: the rest re-share, its bytes so far
   CHECK(net.stats(link).bytes_carried == Bytes(2'000'000'000));
 }
 
+TEST_CASE("a member cancelled at the instant it joined leaves the others its share") {
+  // Members join in O(1) and the resources count them at the next solve (count_members): a
+  // cancel before that solve must still take the member out. Three equal flows of 1e9 B on a
+  // 100 GB/s link, the third cancelled at once: the other two share it, 50 GB/s each, 2e10 ps.
+  Engine e;
+  FluidNetwork net(e);
+  ResourceId link = net.add_resource("link", Bandwidth::GBps(100));
+  std::int64_t d0, d1, d2;
+  start(net, e, {link}, 1'000'000'000, d0);
+  start(net, e, {link}, 1'000'000'000, d1);
+  FlowId c = start(net, e, {link}, 1'000'000'000, d2);
+  CHECK(net.cancel_flow(c));
+  e.run();
+  CHECK(d0 == 20'000'000'000);
+  CHECK(d1 == 20'000'000'000);
+  CHECK(d2 == kNone);
+  CHECK(net.stats(link).bytes_carried == Bytes(2'000'000'000));
+}
+
 TEST_CASE("a flow equal to one that has started moving is not bundled with it") {
   // B starts 5e9 ps after A, equal in all but its start: each is solved as a flow of its own.
   // A moves 5e8 B alone at 100 GB/s, then both share: A's last 5e8 B at 50 GB/s end at 1.5e10
