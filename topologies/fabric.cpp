@@ -62,6 +62,14 @@ const Fabric::Route& Fabric::route(int src, int dst, std::uint64_t flow_hint) co
   return routes_.emplace(had_choice ? key : single_key, std::move(r)).first->second;
 }
 
+sim::Duration Fabric::latency(int src, int dst) const {
+  const int n = gpu_count();
+  MGSIM_CHECK(src >= 0 && src < n && dst >= 0 && dst < n, "latency({}, {}) with {} GPUs", src, dst,
+              n);
+  MGSIM_CHECK(src != dst, "latency from GPU {} to itself", src);
+  return routing_.costs_to(dst)[routing_.gpu_vertex(src)].latency;
+}
+
 sim::Bandwidth Fabric::injection_bandwidth(int gpu) const {
   MGSIM_CHECK(gpu >= 0 && gpu < gpu_count(), "GPU {} out of range", gpu);
   sim::Bandwidth total;

@@ -46,6 +46,10 @@ class Fabric {
   int gpu_count() const { return routing_.gpu_count(); }
   // REQUIRES: src != dst, both in [0, gpu_count()).
   const Route& route(int src_gpu, int dst_gpu, std::uint64_t flow_hint = 0) const;
+  // route(src_gpu, dst_gpu, any hint).latency, without building or caching the route (a flag's
+  // write or poll needs only its latency: an all-to-all of flags on N GPUs would cache N^2
+  // routes). REQUIRES: as route.
+  sim::Duration latency(int src_gpu, int dst_gpu) const;
   // Sum of the bandwidths of the GPU's outgoing trunks (NVLink plus PCIe where present).
   sim::Bandwidth injection_bandwidth(int gpu) const;
   // The resources of the GPU's own ports: one per trunk leaving it (egress) or entering it

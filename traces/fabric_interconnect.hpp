@@ -36,6 +36,7 @@ class FabricInterconnect final : public Interconnect {
     const topologies::Fabric::Route& r = fabric_.route(src, dst, hint);
     return {r.resources, r.latency, fabric_.nvlink_domain(src) == fabric_.nvlink_domain(dst)};
   }
+  sim::Duration latency(int src, int dst) override { return fabric_.latency(src, dst); }
   int nvlink_domain(int gpu) const override { return fabric_.nvlink_domain(gpu); }
 
  private:

@@ -59,6 +59,8 @@ class Interconnect {
   // REQUIRES: src != dst, both in [0, gpu_count()). The span stays valid for the Interconnect's
   // lifetime. `hint` spreads flows over equal-cost paths deterministically.
   virtual PeerRoute route(int src, int dst, std::uint64_t hint) = 0;
+  // route(src, dst, hint).latency, whatever the hint (equal-cost paths are equally long).
+  virtual sim::Duration latency(int src, int dst) { return route(src, dst, 0).latency; }
   // GPUs of one NVLink domain (topologies::Fabric::nvlink_domain) share the number.
   virtual int nvlink_domain(int gpu) const {
     (void)gpu;

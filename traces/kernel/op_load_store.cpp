@@ -213,7 +213,7 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   // one: hbm.write_latency).
   Duration held = latency;
   if (peer != rank && (!is_load || op.via == Via::ldst))
-    held = x.fabric.route(rank, peer, 0).latency + x.fabric.route(peer, rank, 0).latency;
+    held = x.fabric.latency(rank, peer) + x.fabric.latency(peer, rank);
   else if (!is_load)
     held = spec.hbm.write_latency;
   Bytes moved;
@@ -304,14 +304,14 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   Duration think = latency;  // how long a load holds its slot (a peer's: the round trip)
   if (src != rank) {
     latency += x.peer_path(src, rank, models::PeerPath::ldst, path);
-    think = x.fabric.route(rank, src, 0).latency + x.fabric.route(src, rank, 0).latency;
+    think = x.fabric.latency(rank, src) + x.fabric.latency(src, rank);
   }
   const sim::ResourceId pipe = x.gpu(rank).memory_pipe(r.cta->sm);
   for (int k = 0; k < 1 + spec.sm.store_cost; ++k) path.push_back(pipe);
   const std::size_t waited = path.size();  // the stores beyond the pipe are posted
   if (dst != rank) {
     x.peer_path(rank, dst, models::PeerPath::ldst, path);
-    r.in_flight = x.fabric.route(rank, dst, 0).latency + x.fabric.route(dst, rank, 0).latency;
+    r.in_flight = x.fabric.latency(rank, dst) + x.fabric.latency(dst, rank);
   }
   path.push_back(x.gpu(dst).hbm());
   path.push_back(x.gpu(dst).hbm_write());

@@ -35,7 +35,7 @@ void set_flag(Runner& x, const FlagKey& key, int writer, std::int64_t value, boo
     const models::SyncSpec& sync = x.spec.sync;
     Duration seen = Duration::zero();
     if (owner != rank) {
-      seen = x.fabric.route(owner, rank, 0).latency + sync.remote_poll;
+      seen = x.fabric.latency(owner, rank) + sync.remote_poll;
     } else if (writer == owner) {
       seen = sync.flag_latency;
     }
@@ -47,8 +47,11 @@ void store(Runner& x, LaunchRun& launch, int writer, const FlagKey& key, std::in
            bool add, bool atomic, std::optional<std::uint32_t> snapshot) {
   const int target = std::get<0>(key);
   const models::SyncSpec& sync = x.spec.sync;
-  Duration lands =
-      target == writer ? Duration::zero() : x.fabric.route(writer, target, x.hint++).latency;
+  Duration lands = Duration::zero();
+  if (target != writer) {
+    ++x.hint;  // as for a routed transfer: the later transfers' equal-cost choices follow it
+    lands = x.fabric.latency(writer, target);
+  }
   if (atomic) {
     lands += sync.atomic;
     // One address's atomic unit applies them one at a time.
