@@ -300,6 +300,10 @@ struct FluidNetwork::Impl {
     detail::Loop loop;
   };
   std::vector<WindowFlow> window_flows;
+  struct QueueLoad {
+    double load, windowed, marked;  // bytes/s
+  };
+  QueueLoad queue_load(std::uint32_t ri);
   // Bundles open for joining: the leaders started at the current instant, in an open-addressing
   // table by a hash of what must be equal (start_flow; no allocation per flow). An entry counts
   // only if its stamp is the instant's (a new instant empties the table by a new stamp); with

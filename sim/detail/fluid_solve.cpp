@@ -167,6 +167,44 @@ void FluidNetwork::Impl::water_fill() {
   for (std::uint32_t ri : heap) resources[ri].heap_pos = kNotInHeap;  // none left when all fixed
 }
 
+// settle_queues: what flows now load queueing resource ri with (all of them, the window flows
+// that wait in its queue, and those that also cross its marker), with its window flows
+// (window_flows).
+FluidNetwork::Impl::QueueLoad FluidNetwork::Impl::queue_load(std::uint32_t ri) {
+  Resource& r = resources[ri];
+  double load = 0.0, windowed = 0.0, marked = 0.0;
+  window_flows.clear();
+  if (r.queue_marker != detail::kNoMarker) {
+    // A flow's hops on the marker: that many of its hops here are marked (a copy crosses
+    // its HBM twice, once written).
+    ++queue_stamp;
+    for (const Member& m : resources[r.queue_marker].flows) {
+      Flow& f = flows[m.flow];
+      f.queue_marks = f.queue_stamp == queue_stamp ? f.queue_marks + 1 : 1;
+      f.queue_stamp = queue_stamp;
+    }
+  }
+  for (const Member& m : r.flows) {
+    Flow& f = flows[m.flow];
+    const double members = f.members;
+    load += f.new_rate * members;
+    if (r.queue_marker != detail::kNoMarker && f.queue_stamp == queue_stamp && f.queue_marks > 0) {
+      marked += f.new_rate * members;
+      --f.queue_marks;
+    }
+    // A window flow that does not wait here moves as the other flows do.
+    if (f.window == 0.0 || !waits_at(f, ri)) continue;
+    windowed += f.new_rate * members;
+    // Its hold per wait besides this resource's delay; what else limits it (the rate it has
+    // unless its window's cap binds: its static cap if it does). A flow listed here twice is
+    // two entries: its rate counts twice in the utilisation.
+    const double hold = f.hold + path_delay(f, ri);
+    const bool bound = f.cap < f.static_cap && f.new_rate >= f.cap * (1 - 1e-9);
+    window_flows.push_back({f.window, hold, bound ? f.static_cap : f.new_rate, members, f.loop});
+  }
+  return {load, windowed, marked};
+}
+
 void FluidNetwork::Impl::settle_queues() {
   comp_queues.clear();
   for (std::uint32_t ri : comp_resources) {
@@ -192,38 +230,7 @@ void FluidNetwork::Impl::settle_queues() {
     bool settled = true;
     for (std::uint32_t ri : comp_queues) {
       Resource& r = resources[ri];
-      double load = 0.0, windowed = 0.0, marked = 0.0;
-      window_flows.clear();
-      if (r.queue_marker != detail::kNoMarker) {
-        // A flow's hops on the marker: that many of its hops here are marked (a copy crosses
-        // its HBM twice, once written).
-        ++queue_stamp;
-        for (const Member& m : resources[r.queue_marker].flows) {
-          Flow& f = flows[m.flow];
-          f.queue_marks = f.queue_stamp == queue_stamp ? f.queue_marks + 1 : 1;
-          f.queue_stamp = queue_stamp;
-        }
-      }
-      for (const Member& m : r.flows) {
-        Flow& f = flows[m.flow];
-        const double members = f.members;
-        load += f.new_rate * members;
-        if (r.queue_marker != detail::kNoMarker && f.queue_stamp == queue_stamp &&
-            f.queue_marks > 0) {
-          marked += f.new_rate * members;
-          --f.queue_marks;
-        }
-        // A window flow that does not wait here moves as the other flows do.
-        if (f.window == 0.0 || !waits_at(f, ri)) continue;
-        windowed += f.new_rate * members;
-        // Its hold per wait besides this resource's delay; what else limits it (the rate it
-        // has unless its window's cap binds: its static cap if it does). A flow listed here
-        // twice is two entries: its rate counts twice in the utilisation.
-        const double hold = f.hold + path_delay(f, ri);
-        const bool bound = f.cap < f.static_cap && f.new_rate >= f.cap * (1 - 1e-9);
-        window_flows.push_back(
-            {f.window, hold, bound ? f.static_cap : f.new_rate, members, f.loop});
-      }
+      const auto [load, windowed, marked] = queue_load(ri);
       const double u = r.queue_rho;
       const double measured = std::min(load / r.capacity_bps, detail::kMaxQueueRho);
       const double e = measured - u;

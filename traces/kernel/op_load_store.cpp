@@ -162,6 +162,38 @@ Bandwidth loop_rate(std::int64_t window, std::int64_t warps, Duration think, int
   return Bandwidth::bytes_per_second(std::max<std::int64_t>(1, std::llround(std::floor(rate))));
 }
 
+// What a transfer moves, the part that hits the owner's L2, and whether it is a load.
+struct Moved {
+  Bytes bytes;
+  double hit;
+  bool is_load;
+};
+
+// A transfer's phases once its path after the memory is in r.scratch: its fixed time, then its
+// L2 hits as a flow over the owner's L2, then its misses over the owner's HBM (a store's written
+// to its write side too), each under `caps`.
+void run_hits_and_misses(Runner& x, RoleRun& r, models::Gpu& owner, const Moved& moved,
+                         Duration fixed, const Caps& caps) {
+  const std::vector<sim::ResourceId>& route = r.scratch;
+  const Bytes hits = Bytes(std::llround(moved.hit * static_cast<double>(moved.bytes.count())));
+  const Bytes misses = moved.bytes - hits;
+  begin_phases(r);
+  add_phase(r, fixed);
+  if (hits.count() > 0) {
+    add_flow(r, owner.l2(), route, hits, caps.cap);
+    if (misses.count() > 0) add_phase(r, Duration::zero());
+  }
+  if (misses.count() > 0 || hits.count() == 0) {
+    FlowSpec& f = add_flow(r, owner.hbm(), route, misses, caps.cap);
+    if (!moved.is_load) f.path.push_back(owner.hbm_write());  // a store's misses are written
+    if (caps.misses_window) {
+      f.window = caps.misses_window;
+      f.cap = caps.misses_cap;
+    }
+  }
+  run_phases(x, r);
+}
+
 // A load (`load`, with its working set and multicast) or a store (null, with its add) via tma
 // or ldst; `bytes_what` names the bytes in messages.
 bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_view bytes_what,
@@ -251,25 +283,9 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
   int pipe_units = is_load ? 1 : add ? spec.sm.store_add_cost : spec.sm.store_cost;
   if (is_load && load->multicast)
     share_multicast(multicast_factor(r, load->multicast, "multicast"), moved, caps, pipe_units);
-  const Bytes hits = Bytes(std::llround(hit * static_cast<double>(moved.count())));
-  const Bytes misses = moved - hits;
   const sim::ResourceId pipe = x.gpu(rank).memory_pipe(r.cta->sm);
   for (int k = 0; k < pipe_units; ++k) route.push_back(pipe);
-  begin_phases(r);
-  add_phase(r, fixed);
-  if (hits.count() > 0) {
-    add_flow(r, owner.l2(), route, hits, caps.cap);
-    if (misses.count() > 0) add_phase(r, Duration::zero());
-  }
-  if (misses.count() > 0 || hits.count() == 0) {
-    FlowSpec& f = add_flow(r, owner.hbm(), route, misses, caps.cap);
-    if (!is_load) f.path.push_back(owner.hbm_write());  // a store's misses are written to HBM
-    if (caps.misses_window) {
-      f.window = caps.misses_window;
-      f.cap = caps.misses_cap;
-    }
-  }
-  run_phases(x, r);
+  run_hits_and_misses(x, r, owner, {moved, hit, is_load}, fixed, caps);
   return false;
 }
 
