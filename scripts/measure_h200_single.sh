@@ -10,7 +10,8 @@
 # host_api.cu --library), power, power_ramp and power_fp8 (issue 15: power and clocks under
 # sustained work, how fast the clock comes down, bf16 against fp8 GEMMs cool and sustained; power
 # and power_fp8 with the SM clock by a probe kernel beside each batch since session 39),
-# memcpy_local (device-local copies by size, and whether they need SMs), sm_pipes (the SFU, FP32
+# memcpy_local (device-local copies by size, warm and with the L2 overwritten first, a write-only
+# kernel, and whether a copy needs SMs), sm_pipes (the SFU, FP32
 # and INT32 pipes' rates per SM), tensor_pipes (issue 15: wgmma and mma.sync in bf16 and fp8, per
 # SM cycle, and mma.sync with operands through shared memory by ldmatrix), stream_wake (issue 9:
 # what a stream blocked on another stream's event costs the GPU), membound (issue 15: elementwise

@@ -8,7 +8,15 @@
 // reach). Then `beside_spinner`: a 64 MiB memcpy enqueued on a second stream while a kernel holds
 // every SM slot (one CTA of 1024 threads and 200 KiB of shared memory per SM, spinning for
 // kSpinMs); its end against the spinner's: a memcpy that needs SMs waits for the spinner, one on
-// a copy engine does not. Every destination is checked after its mode (pattern, word by word).
+// a copy engine does not. `write_kernel`: the kernel's shape writing the pattern into the
+// destination, no reads (L2's and HBM's write side). The `_cold` modes are `single`, `kernel` and
+// `write_kernel` with the L2 overwritten first (a 256 MiB memset, then the stream idle before the
+// events, as for the others): a repetition of the warm modes finds its arrays in the L2 whenever
+// they fit (two 16 MiB arrays of the 60 MiB L2 do), the cold ones never, so the pair says what
+// an L2-resident copy or write is worth. Every destination is checked after its mode (pattern,
+// word by word).
+#include <functional>
+
 #include "kernels.cuh"
 
 using namespace mgbench;
@@ -19,11 +27,20 @@ constexpr int kDev = 0;
 constexpr uint32_t kSeed = 0xC0FFEEu;
 constexpr size_t kMax = size_t(1) << 30;
 constexpr double kSpinMs = 20;
+constexpr size_t kFlush = size_t(256) << 20;  // more than 4 x the L2
 
 __global__ void copy16(const int4* __restrict__ src, int4* __restrict__ dst, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x)
     dst[i] = src[i];
+}
+
+// Writes the pattern (common.cuh) into dst, 16 bytes per thread per step, as copy16 stores.
+__global__ void write16(int4* __restrict__ dst, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    dst[i] = make_int4(int(pattern_word(4 * i, seed)), int(pattern_word(4 * i + 1, seed)),
+                       int(pattern_word(4 * i + 2, seed)), int(pattern_word(4 * i + 3, seed)));
 }
 
 // Holds its SM (the shared memory keeps any other CTA off it) until `cycles` have passed.
@@ -50,6 +67,7 @@ int main(int argc, char** argv) {
           "mode,bytes,count," + stat_cols("us") + ",gbps_median,reps,ok");
   void* src = device_alloc(kDev, kMax);
   void* dst = device_alloc(kDev, kMax);
+  void* flush = device_alloc(kDev, kFlush);
   fill_pattern(kDev, src, kMax, kSeed);
   cudaStream_t s, s2;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -104,6 +122,35 @@ int main(int argc, char** argv) {
         },
         o);
     row("kernel", 1, kern, check("kernel"));
+    // The same with the L2 overwritten before each repetition, and the write-only kernel.
+    auto timed = [&](bool flushed, const std::function<void()>& enqueue) {
+      return repeat(
+          [&] {
+            if (flushed) CUDA_CHECK(cudaMemsetAsync(flush, 0, kFlush, s));
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            ev.start(s);
+            enqueue();
+            ev.stop(s);
+            return ev.elapsed_us();
+          },
+          o);
+    };
+    auto memcpy1 = [&] {
+      CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+    };
+    auto copy_kernel = [&] {
+      copy16<<<2 * sms, 1024, 0, s>>>(static_cast<const int4*>(src), static_cast<int4*>(dst),
+                                      bytes / 16);
+      LAUNCH_CHECK();
+    };
+    auto write_kernel = [&] {
+      write16<<<2 * sms, 1024, 0, s>>>(static_cast<int4*>(dst), bytes / 16, kSeed);
+      LAUNCH_CHECK();
+    };
+    row("single_cold", 1, timed(true, memcpy1), check("single_cold"));
+    row("kernel_cold", 1, timed(true, copy_kernel), check("kernel_cold"));
+    row("write_kernel", 1, timed(false, write_kernel), check("write_kernel"));
+    row("write_kernel_cold", 1, timed(true, write_kernel), check("write_kernel_cold"));
   }
 
   // A memcpy while every SM is held: does it wait for the SMs?
@@ -144,6 +191,7 @@ int main(int argc, char** argv) {
   }
   CUDA_CHECK(cudaFree(src));
   CUDA_CHECK(cudaFree(dst));
+  CUDA_CHECK(cudaFree(flush));
   CUDA_CHECK(cudaStreamDestroy(s));
   CUDA_CHECK(cudaStreamDestroy(s2));
   return 0;
