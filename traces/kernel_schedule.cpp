@@ -207,7 +207,6 @@ class KernelParser {
   template <class T>
   T parse_transfer(const sim::Node& node) {
     constexpr bool is_load = std::is_same_v<T, LoadOp>;
-    constexpr bool is_store = std::is_same_v<T, StoreOp>;
     constexpr bool is_reduce = std::is_same_v<T, ReduceOp>;
     T op;
     sim::MapReader r(node, T::kName);
@@ -258,6 +257,24 @@ class KernelParser {
       *field = Expr::parse(*n, scope_);
     }
     if (auto o = r.optional("own_warp")) op.own_warp = o->as_bool();
+    parse_kind_keys(r, op);
+    r.finish();
+    if (op.via == Via::multimem && op.peer)
+      node.fail("a multimem op addresses the whole multicast group: drop 'peer'");
+    if (is_load && op.via == Via::multimem)
+      node.fail(
+          "a multimem load that reduces is a 'reduce' op; a plain load reads one peer "
+          "(via tma or ldst)");
+    return op;
+  }
+
+  // A transfer's keys that belong to one kind of transfer: a load's multicast and working set,
+  // a store's add and copy source; each on another kind is an error that says whose it is.
+  template <class T>
+  void parse_kind_keys(sim::MapReader& r, T& op) {
+    constexpr bool is_load = std::is_same_v<T, LoadOp>;
+    constexpr bool is_store = std::is_same_v<T, StoreOp>;
+    constexpr bool is_reduce = std::is_same_v<T, ReduceOp>;
     if (auto m = r.optional("multicast")) {
       if constexpr (is_load) {
         if (op.via != Via::tma)
@@ -312,14 +329,6 @@ class KernelParser {
                         T::kName));
       }
     }
-    r.finish();
-    if (op.via == Via::multimem && op.peer)
-      node.fail("a multimem op addresses the whole multicast group: drop 'peer'");
-    if (is_load && op.via == Via::multimem)
-      node.fail(
-          "a multimem load that reduces is a 'reduce' op; a plain load reads one peer "
-          "(via tma or ldst)");
-    return op;
   }
 
   models::Dtype parse_dtype(sim::MapReader& r, models::Dtype fallback) {
