@@ -271,6 +271,10 @@ bool Expr::is_constant() const {
 }
 
 std::int64_t Expr::eval(const Env& env) const {
+  // A constant or one variable (most values and indices): no stack.
+  if (program_.size() == 1 && program_[0].code == Code::push) return program_[0].arg;
+  if (program_.size() == 1 && program_[0].code == Code::load)
+    return env[static_cast<std::size_t>(program_[0].arg)];
   // Postfix programs of schedule values are short; a fixed stack avoids allocation per evaluation.
   // One switch per instruction: a kernel evaluates its ops' values and conditions every time they
   // run, thousands of times per collective.
