@@ -1,5 +1,8 @@
 #include "sim/expr.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 #include "tests/support/config_error.hpp"
@@ -50,6 +53,31 @@ TEST_CASE("logic: ! && || give 0 or 1, with C precedence, and short-circuit") {
   CHECK_THROWS_AS(eval("x == 1 || 10 / x > 1", scope, Env{0}), ConfigError);
   CHECK_THROWS_AS(eval("1 &"), ConfigError);
   CHECK_THROWS_AS(eval("1 ||"), ConfigError);
+}
+
+TEST_CASE("two names compared, or a name against a number, give 0 or 1 by each operator") {
+  // The shape of most loop conditions (`p != rank`): eval takes them without its stack, and an
+  // arithmetic operator between two names still goes the checked way (overflow is an error).
+  Scope scope;
+  scope.add("p");
+  scope.add("rank");
+  const Env two_three{2, 3};
+  const Env three_three{3, 3};
+  CHECK(eval("p != rank", scope, two_three) == 1);
+  CHECK(eval("p != rank", scope, three_three) == 0);
+  CHECK(eval("p == rank", scope, three_three) == 1);
+  CHECK(eval("p < rank", scope, two_three) == 1);
+  CHECK(eval("p <= rank", scope, three_three) == 1);
+  CHECK(eval("p > rank", scope, two_three) == 0);
+  CHECK(eval("p >= rank", scope, two_three) == 0);
+  CHECK(eval("p == 2", scope, two_three) == 1);
+  CHECK(eval("4 > rank", scope, two_three) == 1);
+  CHECK(eval("p", scope, two_three) == 2);
+  CHECK(eval("p - rank", scope, two_three) == -1);
+  CHECK(eval("min(p, rank)", scope, two_three) == 2);
+  const Env huge{INT64_MAX, 1};
+  CHECK(error_of([&] { eval("p + rank", scope, huge); }).find("integer overflow") !=
+        std::string::npos);
 }
 
 TEST_CASE("size literals are exact byte counts") {
