@@ -270,37 +270,11 @@ bool Expr::is_constant() const {
                       [](const Instr& i) { return i.code == Code::load; });
 }
 
-std::optional<std::int64_t> Expr::eval_short(const Env& env) const {
-  const auto operand = [&env](const Instr& in) {
-    return in.code == Code::push ? in.arg : env[static_cast<std::size_t>(in.arg)];
-  };
-  const auto is_operand = [](const Instr& in) {
-    return in.code == Code::push || in.code == Code::load;
-  };
-  if (program_.size() == 1 && is_operand(program_[0])) return operand(program_[0]);
-  if (program_.size() != 3 || !is_operand(program_[0]) || !is_operand(program_[1]))
-    return std::nullopt;
-  const std::int64_t a = operand(program_[0]), b = operand(program_[1]);
-  switch (program_[2].code) {
-    case Code::lt:
-      return a < b;
-    case Code::le:
-      return a <= b;
-    case Code::gt:
-      return a > b;
-    case Code::ge:
-      return a >= b;
-    case Code::eq:
-      return a == b;
-    case Code::ne:
-      return a != b;
-    default:
-      return std::nullopt;  // arithmetic: eval's checked path
-  }
-}
-
 std::int64_t Expr::eval(const Env& env) const {
-  if (const std::optional<std::int64_t> v = eval_short(env)) return *v;
+  // A constant or one variable (most values and indices): no stack.
+  if (program_.size() == 1 && program_[0].code == Code::push) return program_[0].arg;
+  if (program_.size() == 1 && program_[0].code == Code::load)
+    return env[static_cast<std::size_t>(program_[0].arg)];
   // Postfix programs of schedule values are short; a fixed stack avoids allocation per evaluation.
   // One switch per instruction: a kernel evaluates its ops' values and conditions every time they
   // run, thousands of times per collective.

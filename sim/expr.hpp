@@ -24,7 +24,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -111,10 +110,6 @@ class Expr {
   };
 
  private:
-  // A constant, one name, or two of them compared (most values, indices and loop conditions):
-  // their value without eval's stack; nullopt for any other program.
-  std::optional<std::int64_t> eval_short(const Env& env) const;
-
   std::vector<Instr> program_;
   std::string text_;
   SourceLocation where_;

@@ -56,8 +56,8 @@ TEST_CASE("logic: ! && || give 0 or 1, with C precedence, and short-circuit") {
 }
 
 TEST_CASE("two names compared, or a name against a number, give 0 or 1 by each operator") {
-  // The shape of most loop conditions (`p != rank`): eval takes them without its stack, and an
-  // arithmetic operator between two names still goes the checked way (overflow is an error).
+  // The shape of most loop conditions (`p != rank`); an arithmetic operator between two names is
+  // checked (overflow is an error).
   Scope scope;
   scope.add("p");
   scope.add("rank");

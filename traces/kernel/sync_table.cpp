@@ -5,7 +5,7 @@
 namespace mgsim::traces::kernel {
 
 bool Flags::wait(const FlagKey& key, std::int64_t value, RoleRun& role, Waiting& waiting) {
-  if (row(key).wait(std::get<2>(key), value, &role)) return true;
+  if (table_.wait(key, value, &role)) return true;
   waiting.flag = key;
   waiting.value = value;
   return false;

@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 
 #include "traces/kernel_schedule.hpp"
 #include "traces/sync_table.hpp"
@@ -43,16 +42,13 @@ class Flags {
  public:
   explicit Flags(const KernelSet& kernels) : kernels_(kernels) {}
 
-  std::int64_t value(const FlagKey& key) const {
-    const auto it = rows_.find(row_key(key));
-    return it == rows_.end() ? 0 : it->second.value(std::get<2>(key));
-  }
+  std::int64_t value(const FlagKey& key) const { return table_.value(key); }
 
   // Sets the flag to `value` (adds it with `add`), then calls wake(role) for every waiter whose
   // threshold it reached (wake clears its Waiting), and forgets them.
   template <class Wake>
   void set(const FlagKey& key, std::int64_t value, bool add, Wake&& wake) {
-    row(key).set(std::get<2>(key), value, add, [&](RoleRun* role) { wake(*role); });
+    table_.set(key, value, add, [&](RoleRun* role) { wake(*role); });
   }
 
   // True when the flag is already >= value; otherwise `role` waits (`waiting` says on what).
@@ -62,27 +58,8 @@ class Flags {
   std::string text(const FlagKey& key) const;
 
  private:
-  // One flag of one rank, by index. Each has a table of its own, small enough to stay in cache
-  // while a role's loop walks its indices (a rank's 575 flags from its peers on 576 GPUs), where
-  // one table of every key missed the cache at nearly every look-up.
-  using Row = SyncTable<std::int64_t, RoleRun*>;
-  static std::uint64_t row_key(const FlagKey& key) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(std::get<0>(key))) << 32) |
-           static_cast<std::uint32_t>(std::get<1>(key));
-  }
-  Row& row(const FlagKey& key) {
-    const std::uint64_t k = row_key(key);
-    if (last_row_ == nullptr || last_key_ != k) {
-      last_row_ = &rows_[k];  // a node map: a row stays where it is as rows are added
-      last_key_ = k;
-    }
-    return *last_row_;
-  }
-
   const KernelSet& kernels_;
-  std::unordered_map<std::uint64_t, Row> rows_;
-  std::uint64_t last_key_ = 0;  // the row looked up last, for a loop over one flag's indices
-  Row* last_row_ = nullptr;
+  SyncTable<FlagKey, RoleRun*> table_;
 };
 
 // One CTA's barriers: arrivals per barrier.
