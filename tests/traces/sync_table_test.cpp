@@ -32,8 +32,7 @@ TEST_CASE("a counter starts at 0, and its waiters go in the order they came once
 
 TEST_CASE("many keys: each keeps its counter and waiters as the table grows, wakes may add keys") {
   // 331,776 keys is a flag per pair of 576 GPUs; 20,000 here, every tenth with a waiter from
-  // before the table grew past it. The wake adds a key of its own (which can move every slot)
-  // while the table is being set.
+  // before the table grew past it. The wake adds a key of its own while the table is being set.
   SyncTable<Key, int> t;
   for (int i = 0; i < 20'000; ++i) {
     if (i % 10 == 0) {
