@@ -57,7 +57,7 @@ const Fabric::Route& Fabric::route(int src, int dst, std::uint64_t flow_hint) co
   r.resources.reserve(arcs.size());
   for (int a : arcs) r.resources.push_back(arc_resources_[a]);
   r.arcs = arcs;
-  r.latency = routing_.costs_to(dst)[routing_.gpu_vertex(src)].latency;
+  r.latency = latency(src, dst);
   r.single = !had_choice;
   return routes_.emplace(had_choice ? key : single_key, std::move(r)).first->second;
 }
