@@ -10,4 +10,9 @@ double L2Spec::hit_fraction(sim::Bytes working_set) const {
   return static_cast<double>(capacity.count()) / static_cast<double>(working_set.count());
 }
 
+bool L2Spec::keeps_copy(sim::Bytes working_set) const {
+  MGSIM_CHECK(working_set.count() >= 0, "negative working set {}", working_set.count());
+  return working_set <= capacity;
+}
+
 }  // namespace mgsim::models

@@ -6,7 +6,9 @@
 
 Per run: the growth of a single copy-engine copy and of the copy kernel from 4 to 16 MiB, as the
 rate of reads and writes together it implies (2 x 12 MiB over the growth), and the time per copy
-of back-to-back copies of 16 and 64 MiB with the copy rate that gives.
+of back-to-back copies of 16 and 64 MiB with the copy rate that gives. For runs with the `_cold`
+modes (the L2 overwritten before each repetition), a second table: per size from 1 MiB, the
+medians warm / cold of the copy engine's copy, the copy kernel and the write-only kernel.
 """
 import csv
 import sys
@@ -38,6 +40,21 @@ def main(paths):
             per = float(r["us_median"]) / int(r["count"])
             cells.append(f"{per:5.2f} us {mib * MIB / per / 1e6:4.2f} TB/s")
         print(f"{path:{width}} {cells[0]:>13} {cells[1]:>13} {cells[2]:>16} {cells[3]:>16}")
+    for path in paths:
+        warm_cold(path, rows(path))
+
+
+def warm_cold(path, t):
+    """The warm and cold medians side by side, if the run has cold rows."""
+    sizes = sorted(b for (m, b) in t if m == "single_cold" and b >= MIB)
+    if not sizes:
+        return
+    print(f"\n{path}: us warm / cold (the L2 overwritten first)")
+    print(f"{'MiB':>5} {'memcpy':>15} {'copy kernel':>15} {'write kernel':>15}")
+    for b in sizes:
+        cells = [f"{float(t[(m, b)]['us_median']):6.2f} / {float(t[(m + '_cold', b)]['us_median']):6.2f}"
+                 for m in ("single", "kernel", "write_kernel")]
+        print(f"{b // MIB:>5} {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}")
 
 
 if __name__ == "__main__":

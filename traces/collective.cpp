@@ -219,7 +219,7 @@ void CollectiveRun::issue(int c, int r) {
     if (transport_ == CollectiveTransport::sm_copies) {
       transfers_.sm_copy(r, dst, sim::Bytes(bytes), hint, std::move(done));
     } else {
-      transfers_.copy(r, r, dst, sim::Bytes(bytes), hint, to_string(kind_), std::move(done));
+      transfers_.copy(r, {r, dst, sim::Bytes(bytes), hint, to_string(kind_), std::move(done)});
     }
   }
 }

@@ -909,19 +909,31 @@ class Executor {
                                                    "rank {}: a copy engine copies to or from "
                                                    "its own GPU",
                                                    rank, src, dst));
+    bool in_l2 = false;
+    if (copy.working_set) {
+      if (src != dst)
+        throw sim::ConfigError(op.where,
+                               fmt::format("'working_set' belongs to a local copy (its source read "
+                                           "from the L2); rank {} copies from rank {} to rank {}, "
+                                           "and a peer copy is bound by its route",
+                                           rank, src, dst));
+      in_l2 =
+          hw_.l2.keeps_copy(sim::Bytes(copy.working_set->eval_positive(env, "memcpy working_set")));
+    }
     const int buffer = copy.data.buffer;
     const std::int64_t region = copy.data.region ? copy.data.region->eval(env) : -1;
-    return only(op, false, [this, i, rank, src, dst, bytes, buffer, region, &op](sim::Duration) {
-      if (check_) check_->read(stream(i).agent, src, buffer, region, bytes, op.where, "memcpy");
-      transfers_->copy(rank, src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy",
-                       [this, i, dst, bytes, buffer, region, &op] {
-                         if (check_)
-                           check_->write(stream(i).agent, dst, buffer, region, bytes, op.where,
-                                         "memcpy");
-                         op_done(i, "memcpy");
-                       });
-      return false;
-    });
+    return only(
+        op, false, [this, i, rank, src, dst, bytes, buffer, region, in_l2, &op](sim::Duration) {
+          if (check_) check_->read(stream(i).agent, src, buffer, region, bytes, op.where, "memcpy");
+          auto done = [this, i, dst, bytes, buffer, region, &op] {
+            if (check_)
+              check_->write(stream(i).agent, dst, buffer, region, bytes, op.where, "memcpy");
+            op_done(i, "memcpy");
+          };
+          transfers_->copy(
+              rank, {src, dst, sim::Bytes(bytes), copy_hint_++, "memcpy", std::move(done), in_l2});
+          return false;
+        });
   }
 
   // Runs a kernel: its env holds the stream's params, rank and world, then the kernel's args

@@ -290,16 +290,6 @@ class KernelParser {
                         T::kName));
       }
     }
-    if (auto w = r.optional("working_set")) {
-      if constexpr (is_load) {
-        op.working_set = Expr::parse(*w, scope_);
-      } else {
-        w->fail(
-            fmt::format("'working_set' belongs to a load (the L2 hit model of re-read data); a "
-                        "{} writes through",
-                        T::kName));
-      }
-    }
     if (auto a = r.optional("add")) {
       if constexpr (is_store) {
         op.add = a->as_bool();
@@ -328,6 +318,21 @@ class KernelParser {
                         "a {} has its own source",
                         T::kName));
       }
+    }
+    if (auto w = r.optional("working_set")) {
+      if constexpr (is_store) {
+        if (!op.from)
+          w->fail(
+              "'working_set' belongs to a load (the L2 hit model of re-read data) or to a copy "
+              "loop (a store with 'from': whether the L2 keeps its source); a plain store "
+              "writes through");
+      } else if constexpr (!is_load) {
+        w->fail(
+            fmt::format("'working_set' belongs to a load or a copy loop (a store with 'from'); "
+                        "a {} writes through",
+                        T::kName));
+      }
+      op.working_set = Expr::parse(*w, scope_);
     }
   }
 

@@ -117,6 +117,9 @@ struct TransferOp {
   // tma: bytes per message (default min(bytes, tma.max_message)) and messages outstanding
   // (default tma.messages_in_flight).
   std::optional<Expr> message, outstanding;
+  // A load's bytes re-read, for the L2 hit model; a copy loop's (store `from`) source and
+  // destination passed over again and again, whose source the L2 may keep.
+  std::optional<Expr> working_set;
   // false: issued by a warp another op of the CTA already accounts for (a GEMM's producer,
   // inside its mainloop op), so it takes no share of the SM's math pipes.
   bool own_warp = true;
@@ -124,7 +127,6 @@ struct TransferOp {
 
 struct LoadOp : TransferOp {
   static constexpr const char* kName = "load";
-  std::optional<Expr> working_set;  // bytes re-read, for the L2 hit model
   // A TMA load multicast to this many CTAs of the kernel's cluster (default 1): the bytes are
   // read once for all of them, so each CTA's share of the memory's traffic is bytes / multicast.
   std::optional<Expr> multicast;

@@ -453,6 +453,7 @@ class Parser {
     m.bytes = Expr::parse(r.required("bytes"), scope_);
     if (auto n = r.optional("src")) m.src = Expr::parse(*n, scope_);
     if (auto n = r.optional("dst")) m.dst = Expr::parse(*n, scope_);
+    if (auto n = r.optional("working_set")) m.working_set = Expr::parse(*n, scope_);
     m.data = parse_data(r, s_.kernels, scope_);
     r.finish();
     return m;

@@ -101,6 +101,9 @@ struct MemcpyOp {
   std::optional<Expr> src;  // default: this rank
   std::optional<Expr> dst;  // default: this rank
   BufferRef data;           // read on src, written on dst (for `mgsim check`)
+  // A local copy's: the bytes its pattern passes over again and again (source and destination
+  // together); when the L2 keeps them (models::L2Spec::keeps_copy) the source is read from it.
+  std::optional<Expr> working_set;
 };
 
 struct RecordOp {

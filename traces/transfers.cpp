@@ -16,11 +16,10 @@ Transfers::Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& 
     queues_[g].busy.assign(gpus[g].copy_engines().size(), false);
 }
 
-void Transfers::copy(int owner, int src, int dst, sim::Bytes bytes, std::uint64_t hint,
-                     std::string_view label, std::function<void()> done) {
-  MGSIM_CHECK(bytes.count() > 0, "copy of {} bytes", bytes.count());
+void Transfers::copy(int owner, CopyRequest req) {
+  MGSIM_CHECK(req.bytes.count() > 0, "copy of {} bytes", req.bytes.count());
+  MGSIM_CHECK(!req.source_in_l2 || req.src == req.dst, "an L2-resident source on a peer copy");
   Queue& queue = queues_[static_cast<std::size_t>(owner)];
-  Request req{src, dst, bytes, hint, label, std::move(done)};
   for (std::size_t e = 0; e < queue.busy.size(); ++e) {
     if (!queue.busy[e]) return start(owner, static_cast<int>(e), std::move(req));
   }
@@ -37,7 +36,8 @@ void Transfers::start(int owner, int engine_index, Request req) {
   // A pull (the owner reads a peer) starts slower than a push or a local copy.
   const bool pull = !local && req.src != owner;
   const sim::Duration setup = pull ? spec.copy_engine.pull_setup : spec.copy_engine.setup;
-  const sim::Duration wait = setup + (local ? spec.hbm.latency : route.latency);
+  const sim::Duration memory = req.source_in_l2 ? spec.l2.hit_latency : spec.hbm.latency;
+  const sim::Duration wait = setup + (local ? memory : route.latency);
   engine_.schedule_in(wait, [this, owner, engine_index, req = std::move(req), route, local,
                              began]() mutable {
     const sim::ResourceId ce = gpu(owner).copy_engines()[static_cast<std::size_t>(engine_index)];
@@ -61,8 +61,10 @@ void Transfers::start(int owner, int engine_index, Request req) {
         if (--*pending == 0) (*shared_finish)();
       };
       // The engine's own rate is not the limit here (its `bandwidth` is what it reaches over
-      // NVLink): HBM's, shared by the read and the write, the write on HBM's write side too.
-      const sim::ResourceId read[] = {hbm};
+      // NVLink): HBM's, shared by the read and the write, the write on HBM's write side too; a
+      // source the L2 holds is read from the L2 (the write still goes to HBM: memcpy_local.csv's
+      // write kernels take as long with the L2 warm as cold).
+      const sim::ResourceId read[] = {req.source_in_l2 ? gpu(req.src).l2() : hbm};
       const sim::ResourceId write[] = {hbm, gpu(req.src).hbm_write()};
       net_.start_flow(read, req.bytes, std::nullopt, one_done);
       net_.start_flow(write, req.bytes, std::nullopt, one_done);

@@ -86,11 +86,20 @@ class Transfers {
   Transfers(sim::Engine& engine, sim::FluidNetwork& net, Interconnect& fabric,
             std::span<models::Gpu> gpus);
 
-  // Copies `bytes` from GPU `src` to GPU `dst` with an engine of GPU `owner`; `done` runs when
-  // the last byte has moved. `label` names the slice on the engine's trace track.
-  // REQUIRES: bytes > 0; owner, src, dst in [0, gpus).
-  void copy(int owner, int src, int dst, sim::Bytes bytes, std::uint64_t hint,
-            std::string_view label, std::function<void()> done);
+  // A copy of `bytes` from GPU `src` to GPU `dst`; `done` runs when the last byte has moved.
+  // `label` names the slice on the engine's trace track. `source_in_l2`: a local copy's source
+  // is read from the L2, where the pattern keeps it (models::L2Spec::keeps_copy), not from HBM.
+  struct CopyRequest {
+    int src, dst;
+    sim::Bytes bytes;
+    std::uint64_t hint;
+    std::string_view label;
+    std::function<void()> done;
+    bool source_in_l2 = false;
+  };
+  // Runs `req` on an engine of GPU `owner`, first come first served among its engines.
+  // REQUIRES: req.bytes > 0; owner, req.src, req.dst in [0, gpus).
+  void copy(int owner, CopyRequest req);
 
   // Copies `bytes` from GPU `src` to GPU `dst` with SMs (ld/st), as above; `done` runs when the
   // last byte has landed. REQUIRES: bytes > 0, src != dst.
@@ -100,13 +109,7 @@ class Transfers {
   int simulated_ranks() const { return fabric_.simulated_gpus(); }
 
  private:
-  struct Request {
-    int src, dst;
-    sim::Bytes bytes;
-    std::uint64_t hint;
-    std::string_view label;
-    std::function<void()> done;
-  };
+  using Request = CopyRequest;
   // One GPU's copy engines in use and the copies waiting for one.
   struct Queue {
     std::vector<bool> busy;  // by engine index

@@ -2,6 +2,7 @@
 // every expected picosecond count is derived in a comment before its assertion.
 #include "traces/executor.hpp"
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "sim/engine.hpp"
@@ -106,6 +107,32 @@ TEST_CASE("a local copy reads and writes its own HBM at HBM's rate, not the engi
   // Read and write flows of 1e9 B each share the 1000 GB/s HBM (the 50 GB/s engine rate is its
   // NVLink side): 2 us setup + 500 ns HBM latency + 2e9 B / 1e12 B/s = 2'002'500'000 ps.
   CHECK(end_of(r, 0, "s") == 2'002'500'000);
+}
+
+TEST_CASE("a local copy whose working set the L2 keeps reads its source from the L2") {
+  const auto copy = [](const char* working_set) {
+    return run(fmt::format("world: 2\nstreams: [{{name: s, if: rank == 0, ops: [{{memcpy: "
+                           "{{bytes: 10MB{}}}}}]}}]\n",
+                           working_set),
+               2, device(1));
+  };
+  // Without a working set: 2 us setup + 500 ns HBM latency + 2e7 B (read and write) over the
+  // 1000 GB/s HBM = 22'500'000 ps.
+  CHECK(end_of(copy(""), 0, "s") == 22'500'000);
+  // 20 MB of source and destination fit the 50 MB L2: the read crosses the L2 (10 TB/s: 1 us),
+  // the write alone HBM (1e7 B / 1000 GB/s = 10 us, its write side 3350 GB/s): 2 us setup + the
+  // 150 ns hit latency + 10 us = 12'150'000 ps.
+  CHECK(end_of(copy(", working_set: 20MB"), 0, "s") == 12'150'000);
+  // 60 MB do not fit: the copy's writes evict its source (models::L2Spec::keeps_copy), as
+  // without a working set.
+  CHECK(end_of(copy(", working_set: 60MB"), 0, "s") == 22'500'000);
+  // A peer copy is bound by its route: a working set there is an error, not ignored.
+  const std::string error = error_of([] {
+    run("world: 2\nstreams: [{name: s, if: rank == 0, ops: [{memcpy: {bytes: 10MB, dst: 1, "
+        "working_set: 20MB}}]}]\n",
+        2, device(1));
+  });
+  CHECK_THAT(error, Catch::Matchers::Contains("belongs to a local copy"));
 }
 
 TEST_CASE("record and wait order two streams, across ranks too") {

@@ -648,6 +648,14 @@ TEST_CASE("an ld/st store from a source is a copy loop: a warp's stores wait for
                            "      - {name: s, ops: [{store: {bytes: 1000000, " +
                            shape + "}}]}\n");
   CHECK(copy - 1.5e6 > 1.25 * (roles - 1.5e6));
+  // With a working set the L2 keeps (2 MB of the default 50 MB: models::L2Spec::keeps_copy) the
+  // loads hit: 100 ns instead of HBM's 500 ns, first and per round, over the L2 (100 GB/s, far
+  // above the loop's rate); one too large for the L2 (60 MB) reads HBM as without one.
+  const std::string local = "      - {name: c, if: rank == 0, ops: [{store: {bytes: 1000000, " +
+                            shape + ", from: rank, working_set: ";
+  CHECK(run(local + "2MB}}]}\n") ==
+        Approx(1.1e6 + loop_ps(1e6, 4, 2048, 100e-9, 100, 5)).margin(2));
+  CHECK(run(local + "60MB}}]}\n") == copy);
   // From a peer (rank 1's memory into rank 0's): the first loads wait its HBM and the route (1.5
   // us); each warp's loads hold their slot for the route's round trip (2 x 1 us). One warp of
   // 512 B: 64 KiB at 512 B per (2 us + 25.6 ns at the pipe).

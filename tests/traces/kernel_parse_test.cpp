@@ -82,6 +82,11 @@ streams: [{name: s, ops: [{launch: k}]}]
 )"),
              Catch::Contains("k.yaml:2:72: error: 'working_set' belongs to a load"));
   CHECK_THAT(load_error(R"(kernels:
+  k: {grid: 1, roles: [{name: a, ops: [{reduce: {bytes: 1, via: multimem, working_set: 1}}]}]}
+streams: [{name: s, ops: [{launch: k}]}]
+)"),
+             Catch::Contains("error: 'working_set' belongs to a load or a copy loop"));
+  CHECK_THAT(load_error(R"(kernels:
   k: {grid: 1, roles: [{name: a, ops: [{load: {bytes: 1, add: true}}]}]}
 streams: [{name: s, ops: [{launch: k}]}]
 )"),

@@ -53,8 +53,8 @@
 // SM receives every byte, the memory serves each once per n CTAs.
 // While the op runs, its warp takes ldst.warp_share_* or tma.warp_share_* of the SM's math pipes
 // (models::Gpu::add_comm_warp; intra-SM overlap is not free).
-// Ignores: L2 hits other than a load's declared working set (stores go to HBM), L2 bandwidth
-// used by misses, the SM clock's effect on the pipe's rate.
+// Ignores: L2 hits other than a load's or a copy loop's declared working set (stores go to
+// HBM), L2 bandwidth used by misses, the SM clock's effect on the pipe's rate.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -290,9 +290,10 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
 }
 
 // An ld/st store `from` a source: a copy loop. Each warp loads its window's share from the
-// source (its latency: the source HBM's wait for the latest of the warp's lines, plus the
+// source (its latency: the source HBM's wait for the latest of the warp's lines, or the L2's hit
+// latency when the L2 keeps the source (`working_set`, models::L2Spec::keeps_copy), plus the
 // route's round trip from a peer), then stores it (posted), then loads again: one flow over
-// [the source's HBM, the route from a peer source, the SM's memory pipe 1 + sm.store_cost
+// [the source's HBM (or L2), the route from a peer source, the SM's memory pipe 1 + sm.store_cost
 // times, the route to a peer destination, the destination's HBM and its write side], a window
 // of threads x vector x unroll bytes whose warps wait the load's latency (and the source HBM's
 // queue, not the destination's: the stores are posted) and then queue at the pipe
@@ -311,12 +312,16 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
     r.traced_peer = dst;
   else if (src != rank)
     r.traced_peer = src;
+  // A source the L2 keeps between passes (the working set fits) is read from the source's L2.
+  const bool in_l2 =
+      op.working_set &&
+      spec.l2.keeps_copy(Bytes(op.working_set->eval_positive(r.env, "store working_set")));
   std::vector<sim::ResourceId>& path = r.scratch;
   path.clear();
-  path.push_back(x.gpu(src).hbm());
+  path.push_back(in_l2 ? x.gpu(src).l2() : x.gpu(src).hbm());
   const std::int64_t window = ldst_window(r, op);
   const std::int64_t warps = ldst_warps(spec, r, op);
-  Duration latency = spec.hbm.latest_of(lines_in(window / warps));
+  Duration latency = in_l2 ? spec.l2.hit_latency : spec.hbm.latest_of(lines_in(window / warps));
   Duration think = latency;  // how long a load holds its slot (a peer's: the round trip)
   if (src != rank) {
     latency += x.peer_path(src, rank, models::PeerPath::ldst, path);
