@@ -26,7 +26,7 @@ void Transfers::copy(int owner, CopyRequest req) {
   queue.waiting.push_back(std::move(req));
 }
 
-void Transfers::start(int owner, int engine_index, Request req) {
+void Transfers::start(int owner, int engine_index, CopyRequest req) {
   queues_[static_cast<std::size_t>(owner)].busy[static_cast<std::size_t>(engine_index)] = true;
   const models::HardwareSpec& spec = gpu(owner).spec();
   const sim::Time began = engine_.now();
@@ -105,7 +105,7 @@ void Transfers::release(int owner, int engine_index) {
   Queue& queue = queues_[static_cast<std::size_t>(owner)];
   queue.busy[static_cast<std::size_t>(engine_index)] = false;
   if (queue.waiting.empty()) return;
-  Request next = std::move(queue.waiting.front());
+  CopyRequest next = std::move(queue.waiting.front());
   queue.waiting.pop_front();
   start(owner, engine_index, std::move(next));
 }

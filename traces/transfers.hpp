@@ -109,14 +109,13 @@ class Transfers {
   int simulated_ranks() const { return fabric_.simulated_gpus(); }
 
  private:
-  using Request = CopyRequest;
   // One GPU's copy engines in use and the copies waiting for one.
   struct Queue {
     std::vector<bool> busy;  // by engine index
-    std::deque<Request> waiting;
+    std::deque<CopyRequest> waiting;
   };
 
-  void start(int owner, int engine_index, Request req);
+  void start(int owner, int engine_index, CopyRequest req);
   void release(int owner, int engine_index);
   // The GPU that stands for `rank` (itself unless the run is folded).
   models::Gpu& gpu(int rank) const {
