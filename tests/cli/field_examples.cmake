@@ -10,32 +10,35 @@
 # 350.01 GB/s x tma.reduce_efficiency 0.9008 = 315.29 GB/s = 5.96 ms (its bound) plus the first
 # tiles; at K = 8192 the communication hides under the GEMM (GEMM+RS is the GEMM plus the last
 # tiles' store-adds).
-mgsim_cli_test(field.pk_gemm.K512 0 "total: 1584.008880 us (1584008880 ps)"
+mgsim_cli_test(field.pk_gemm.K512 0 "total: 1814.291426 us (1814291426 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=512)
-mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5759.305941 us (5759305941 ps)"
+mgsim_cli_test(field.pk_gemm.K2048 0 "total: 5989.588487 us (5989588487 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22460.493685 us (22460493685 ps)"
+mgsim_cli_test(field.pk_gemm.K8192 0 "total: 22690.776231 us (22690776231 ps)"
   run examples/field/pk_gemm.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
 mgsim_cli_test(field.pk_gemm_rs.K512 0 "total: 6420.624156 us (6420624156 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=512)
 mgsim_cli_test(field.pk_gemm_rs.K2048 0 "total: 6437.405880 us (6437405880 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=2048)
-mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22461.104218 us (22461104218 ps)"
+mgsim_cli_test(field.pk_gemm_rs.K8192 0 "total: 22488.875993 us (22488875993 ps)"
   run examples/field/pk_gemm_rs.yaml --topology dgx-h100-8 --hw h100 -D K=8192)
 set_tests_properties(cli.field.pk_gemm.K512 cli.field.pk_gemm.K2048 cli.field.pk_gemm.K8192
   cli.field.pk_gemm_rs.K512 cli.field.pk_gemm_rs.K2048 cli.field.pk_gemm_rs.K8192
   PROPERTIES TIMEOUT 120)
 
 # All-gather + GEMM three ways, M = 16384 gathered rows, N = K = 4096, on hgx-h200-8. All three
-# have the same bound: the L2 of each GPU carries (128 + 256) x 4096 x 2 B per tile x 2048 tiles
-# = 6442450944 B at 9278.757 GB/s = 694.322628 us (gpu0.l2). Sequential (ring all-gather, then the
+# are bound by the L2 of each GPU: it carries (128 + 256) x 4096 x 2 B per tile x 2048 tiles =
+# 6442450944 B of operand loads and what the GPU's SMs store locally (stores cross the L2 too):
+# the C tiles, 16384 x 4096 x 2 B (708.787683 us at 9278.757 GB/s, the copy-engine and inter-SM
+# runs), and in the sequential run the ring's writes of the gathered rows as much again
+# (723.253179 us). Sequential (ring all-gather, then the
 # GEMM) is slowest; copy engines overlapped with per-shard GEMMs (G's
 # examples/kernels/ag_gemm_copy_engine.yaml) keep all SMs for math and win at this size (each
 # shard is 256 tiles, 1.9 waves); inter-SM (G's ag_gemm_inter_sm.yaml) gives 16 SMs to TMA pushes.
-mgsim_cli_test(field.ag_gemm.collective 0 "total: 1109.568133 us (1109568133 ps)"
+mgsim_cli_test(field.ag_gemm.collective 0 "total: 1122.620585 us (1122620585 ps)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.collective.bound 0
-  "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
+  "bound: 723.253179 us (723253179 ps), bottleneck gpu0.l2 (l2)"
   run examples/field/ag_gemm_collective.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.ag_gemm.copy_engine 0 "total: 760.272048 us (760272048 ps)"
   run examples/kernels/ag_gemm_copy_engine.yaml --topology hgx-h200-8 -D M=16384)
@@ -63,17 +66,18 @@ mgsim_cli_test(field.all_reduce_nvls_4mib.bound 0
 
 # Sequence parallel attention, S = 32768, 8 heads of 128: ring (KV blocks by copy engine,
 # overlapped) and Ulysses (all-to-all, attention, all-to-all).
-mgsim_cli_test(field.ring_attention 0 "total: 679.461168 us (679461168 ps)"
+mgsim_cli_test(field.ring_attention 0 "total: 679.475112 us (679475112 ps)"
   run examples/field/ring_attention.yaml --topology hgx-h200-8)
-mgsim_cli_test(field.ulysses_attention 0 "total: 760.605873 us (760605873 ps)"
+mgsim_cli_test(field.ulysses_attention 0 "total: 760.607616 us (760607616 ps)"
   run examples/field/ulysses_attention.yaml --topology hgx-h200-8)
 
 # MoE dispatch and combine: 4096 tokens x 4096 hidden per rank, top-4 of 64 experts. The bound is
-# the L2: the experts' GEMMs carry 6442450944 B at 9278.757 GB/s = 694.322628 us, just above the
+# the L2: the experts' GEMMs carry 6442450944 B of operand loads and 234881024 B of tiles their
+# SMs store locally (stores cross the L2 too) at 9278.757 GB/s = 719.636471 us, just above the
 # TMA peer ingress: each rank receives 7 x 16 MiB in the dispatch and again in the combine,
 # 234881024 B at (0.949 x 0.8196 = 0.7778004) x 450 GB/s = 350.01018 GB/s = 671.068482 us.
 mgsim_cli_test(field.moe_dispatch_combine 0 "total: 1482.408792 us (1482408792 ps)"
   run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)
 mgsim_cli_test(field.moe_dispatch_combine.bound 0
-  "bound: 694.322628 us (694322628 ps), bottleneck gpu0.l2 (l2)"
+  "bound: 719.636471 us (719636471 ps), bottleneck gpu0.l2 (l2)"
   run examples/field/moe_dispatch_combine.yaml --topology hgx-h200-8)

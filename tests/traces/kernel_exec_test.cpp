@@ -105,6 +105,7 @@ TEST_CASE("a TMA store-add is applied by the destination's L2 at its own peer ra
     models::HardwareSpec hw = toy_device();
     hw.tma.reduce_efficiency = reduce_efficiency;
     hw.l2.reduction_bandwidth = sim::Bandwidth::GBps(reduction_gbps);
+    hw.l2.bandwidth = sim::Bandwidth::GBps(100'000);  // which a local store crosses: not binding
     return hw;  // the SM's memory pipe (the toy's 100000 GB/s) does not bind
   };
   auto store = [](const std::string& fields, int world, const models::HardwareSpec& d) {
@@ -683,12 +684,33 @@ TEST_CASE("a store to HBM crosses HBM's write side, a load does not") {
   auto run = [](const char* op) {
     models::HardwareSpec hw = toy_device();
     hw.hbm.write_bandwidth = sim::Bandwidth::GBps(250);
+    hw.l2.bandwidth = sim::Bandwidth::GBps(100'000);  // which the store crosses: not binding
     const std::string ops =
         std::string("      - {name: r, ops: [{") + op + ": {bytes: 1000000, via: tma}}]}\n";
     return stream_end(run_kernels(one_kernel("1", ops), 1, hw).result, 0, "s");
   };
   CHECK(run("store") == 1'000'000 + 564'000 + 4'000'000);
   CHECK(run("load") == 1'000'000 + 564'000 + 1'000'000);
+}
+
+TEST_CASE("a store by an SM crosses its own GPU's L2, one arriving from a peer does not") {
+  // 1 MB by TMA (pipe and windows far above the rates) with the L2's bandwidth at 50 GB/s: a
+  // local store crosses it (HBM 1000 GB/s, its write side 3350: the L2 binds), 20 us after the
+  // launch (1 us), HBM's latency (500 ns) and 64 issue cycles; a store into the peer crosses the
+  // 100 GB/s ports but not the peer's L2 (l2_contention.csv: a reader of L2-resident data keeps
+  // its rate beside stores arriving over NVLink), 10 us after 1 us + 64 ns + 1.5 us (HBM latency
+  // and the route).
+  models::HardwareSpec hw = toy_device();
+  hw.l2.bandwidth = sim::Bandwidth::GBps(50);
+  auto store = [&hw](const char* peer, int world) {
+    const std::string ops = std::string(
+                                "      - {name: s, if: rank == 0, ops: [{store: {bytes: "
+                                "1000000, via: tma") +
+                            peer + "}}]}\n";
+    return stream_end(run_kernels(one_kernel("1", ops, world), world, hw).result, 0, "s");
+  };
+  CHECK(store("", 1) == 1'000'000 + 564'000 + 20'000'000);
+  CHECK(store(", peer: 1", 2) == 1'000'000 + 64'000 + 1'500'000 + 10'000'000);
 }
 
 TEST_CASE("an HBM load waits longer where reads and writes mix (hbm.turnaround_delay)") {
@@ -704,6 +726,7 @@ TEST_CASE("an HBM load waits longer where reads and writes mix (hbm.turnaround_d
     hw.hbm.queue_delay = sim::Duration::ns(100);
     hw.hbm.turnaround_delay = sim::Duration::ps(std::llround(t_ns * 1e3));
     hw.hbm.write_bandwidth = sim::Bandwidth::GBps(1000);
+    hw.l2.bandwidth = sim::Bandwidth::GBps(100'000);  // which the writers cross: not binding
     hw.sm.memory_rate = sim::Bandwidth::GBps(50);
     hw.sm.store_cost = 1;
     const std::string text = "world: 1\nparams: {W: " + std::to_string(writers) + R"(}

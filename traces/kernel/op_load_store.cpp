@@ -53,8 +53,14 @@
 // SM receives every byte, the memory serves each once per n CTAs.
 // While the op runs, its warp takes ldst.warp_share_* or tma.warp_share_* of the SM's math pipes
 // (models::Gpu::add_comm_warp; intra-SM overlap is not free).
-// Ignores: L2 hits other than a load's or a copy loop's declared working set (stores go to
-// HBM), L2 bandwidth used by misses, the SM clock's effect on the pipe's rate.
+// A store into its own GPU's memory (a plain store, a copy loop's writes) also crosses that
+// GPU's L2 (l2.bandwidth, what the L2 serves its SMs), beside the HBM and its write side: every
+// store of an SM passes through the L2 and takes its share from the SMs' L2 reads
+// (l2_contention.csv, held out: a reader of an L2-resident set beside local stores on the other
+// 66 SMs takes 6.34 ms, 3.71 predicted without it, 6.59 with it); a store arriving from a peer
+// does not (beside peer stores the same reader keeps its rate within 1 %).
+// Ignores: L2 hits other than a load's or a copy loop's declared working set (a store is
+// written to HBM too), L2 bandwidth used by misses, the SM clock's effect on the pipe's rate.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -167,6 +173,7 @@ struct Moved {
   Bytes bytes;
   double hit;
   bool is_load;
+  bool local;  // the issuing SM's own GPU's memory
 };
 
 // A transfer's phases once its path after the memory is in r.scratch: its fixed time, then its
@@ -186,6 +193,7 @@ void run_hits_and_misses(Runner& x, RoleRun& r, models::Gpu& owner, const Moved&
   if (misses.count() > 0 || hits.count() == 0) {
     FlowSpec& f = add_flow(r, owner.hbm(), route, misses, caps.cap);
     if (!moved.is_load) f.path.push_back(owner.hbm_write());  // a store's misses are written
+    if (!moved.is_load && moved.local) f.path.push_back(owner.l2());
     if (caps.misses_window) {
       f.window = caps.misses_window;
       f.cap = caps.misses_cap;
@@ -285,7 +293,7 @@ bool start_transfer(Runner& x, RoleRun& r, const TransferOp& op, std::string_vie
     share_multicast(multicast_factor(r, load->multicast, "multicast"), moved, caps, pipe_units);
   const sim::ResourceId pipe = x.gpu(rank).memory_pipe(r.cta->sm);
   for (int k = 0; k < pipe_units; ++k) route.push_back(pipe);
-  run_hits_and_misses(x, r, owner, {moved, hit, is_load}, fixed, caps);
+  run_hits_and_misses(x, r, owner, {moved, hit, is_load, peer == rank}, fixed, caps);
   return false;
 }
 
@@ -336,6 +344,7 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
   }
   path.push_back(x.gpu(dst).hbm());
   path.push_back(x.gpu(dst).hbm_write());
+  if (dst == rank) path.push_back(x.gpu(dst).l2());
   if (op.own_warp) hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);
   begin_phases(r);
   add_phase(r, latency);
