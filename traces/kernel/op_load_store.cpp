@@ -168,6 +168,13 @@ Bandwidth loop_rate(std::int64_t window, std::int64_t warps, Duration think, int
   return Bandwidth::bytes_per_second(std::max<std::int64_t>(1, std::llround(std::floor(rate))));
 }
 
+// Appends what a store's bytes cross once they reach the memory's HBM: its write side and, for
+// a store by an SM into its own GPU (`local`), that GPU's L2 (see the top of this file).
+void add_write_side(std::vector<sim::ResourceId>& path, models::Gpu& gpu, bool local) {
+  path.push_back(gpu.hbm_write());
+  if (local) path.push_back(gpu.l2());
+}
+
 // What a transfer moves, the part that hits the owner's L2, and whether it is a load.
 struct Moved {
   Bytes bytes;
@@ -192,8 +199,7 @@ void run_hits_and_misses(Runner& x, RoleRun& r, models::Gpu& owner, const Moved&
   }
   if (misses.count() > 0 || hits.count() == 0) {
     FlowSpec& f = add_flow(r, owner.hbm(), route, misses, caps.cap);
-    if (!moved.is_load) f.path.push_back(owner.hbm_write());  // a store's misses are written
-    if (!moved.is_load && moved.local) f.path.push_back(owner.l2());
+    if (!moved.is_load) add_write_side(f.path, owner, moved.local);  // a store's misses are written
     if (caps.misses_window) {
       f.window = caps.misses_window;
       f.cap = caps.misses_cap;
@@ -343,8 +349,7 @@ bool start_copy(Runner& x, RoleRun& r, const StoreOp& op) {
     r.in_flight = x.fabric.latency(rank, dst) + x.fabric.latency(dst, rank);
   }
   path.push_back(x.gpu(dst).hbm());
-  path.push_back(x.gpu(dst).hbm_write());
-  if (dst == rank) path.push_back(x.gpu(dst).l2());
+  add_write_side(path, x.gpu(dst), dst == rank);
   if (op.own_warp) hold_comm_warp(x, r, models::Gpu::CommWarp::ldst);
   begin_phases(r);
   add_phase(r, latency);
